@@ -1,0 +1,358 @@
+//! The one HTML pass: everything later stages need, from a single parse.
+//!
+//! Parser choice, by measurement on 59 MB of real pages on this kind of machine
+//! (see `NOTES.md`): lol_html with element and text handlers ≈ 370 MB/s,
+//! html5ever's tokenizer ≈ 185 MB/s, an html5ever DOM ≈ 120 MB/s. lol_html is a
+//! streaming tokenizer with just enough tree-builder logic to know when text is
+//! script, style or raw text, and it matches CSS selectors as it streams — which
+//! is what the per-site content-tag rule needs. Two of its properties shape this
+//! module:
+//! - end-tag handlers run only for explicitly closed elements, so we keep our
+//!   own stack of open elements and truncate it when an end tag closes one
+//!   (everything opened after it was closed implicitly);
+//! - text chunks carry raw character references (`&amp;`), so a text node is
+//!   buffered until it is complete and then decoded.
+
+pub mod tags;
+pub mod text;
+
+use lol_html::html_content::{Element, TextChunk, TextType};
+use lol_html::{DocumentContentHandlers, ElementContentHandlers, HtmlRewriter, Selector, Settings};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
+use tags::TagKind;
+pub use text::{Block, Segment, IN_CONTENT, IN_LINK};
+
+/// The result of the one HTML pass over a page.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Visible text, whitespace collapsed, paragraphs separated by `\n`.
+    pub text: String,
+    /// Runs of text between tags (the plateau's token sequence).
+    pub segments: Vec<Segment>,
+    /// Paragraphs.
+    pub blocks: Vec<Block>,
+    /// Tags after the last segment.
+    pub trailing_tags: u32,
+    /// Words of visible text on the whole page.
+    pub words: u32,
+    /// Tags on the whole page.
+    pub tags: u32,
+    /// `<a href>` elements on the whole page.
+    pub links: u32,
+    /// The first `<title>`, whitespace collapsed.
+    pub title: Option<String>,
+    /// Whether the site's content-tag rule matched (`None` when there is no rule).
+    pub content_tag: Option<bool>,
+}
+
+/// The parser gave up (lol_html reports, e.g., memory limits). Rare; the page
+/// then gets an `error` verdict.
+#[derive(Debug, thiserror::Error)]
+#[error("HTML parse failed: {0}")]
+pub struct AnalyseError(String);
+
+#[derive(Clone, Copy)]
+struct Open {
+    kind: TagKind,
+    name: tags::Implicit,
+    /// Identifies the element for its end-tag handler (indices are reused).
+    serial: u32,
+    hidden: bool,
+    link: bool,
+    content: bool,
+}
+
+#[derive(Default)]
+struct State {
+    builder: text::TextBuilder,
+    stack: Vec<Open>,
+    hidden: u32,
+    link: u32,
+    content: u32,
+    in_title: bool,
+    title: Option<String>,
+    content_matched: bool,
+    /// A text node in progress whose chunks contained `&`.
+    pending: String,
+    serial: u32,
+}
+
+impl State {
+    fn flags(&self) -> u8 {
+        (if self.link > 0 { text::IN_LINK } else { 0 })
+            | (if self.content > 0 {
+                text::IN_CONTENT
+            } else {
+                0
+            })
+    }
+
+    /// An explicit end tag closed the element `serial`, and with it every
+    /// element opened after it. An element we closed implicitly already is
+    /// not found, and its end tag only counts as a tag.
+    fn close(&mut self, serial: u32) {
+        self.builder.tag();
+        let Some(idx) = self.stack.iter().rposition(|o| o.serial == serial) else {
+            return;
+        };
+        if self.stack[idx].kind == TagKind::Block {
+            self.builder.block_break();
+        }
+        self.truncate(idx);
+    }
+
+    /// The HTML parser's implied end tags for the common cases: a `<p>` ends
+    /// at the next block, an `<li>` at the next `<li>` of its list, and so on.
+    fn close_implied_by(&mut self, name: tags::Implicit, kind: TagKind) {
+        let Some(idx) = tags::implied_close(self.stack.iter().map(|o| o.name), name, kind) else {
+            return;
+        };
+        self.truncate(idx);
+    }
+
+    fn truncate(&mut self, idx: usize) {
+        for open in self.stack.drain(idx..) {
+            self.hidden -= open.hidden as u32;
+            self.link -= open.link as u32;
+            self.content -= open.content as u32;
+        }
+        self.in_title = false;
+    }
+
+    fn text(&mut self, chunk: &str, last: bool) {
+        if self.hidden > 0 {
+            self.pending.clear();
+            return;
+        }
+        if self.pending.is_empty() && !chunk.contains('&') {
+            let flags = self.flags();
+            self.builder.push_text(chunk, flags);
+            return;
+        }
+        self.pending.push_str(chunk);
+        if last {
+            let pending = std::mem::take(&mut self.pending);
+            let decoded = html_escape::decode_html_entities(&pending);
+            let flags = self.flags();
+            self.builder.push_text(&decoded, flags);
+            self.pending = pending;
+            self.pending.clear();
+        }
+    }
+}
+
+/// Analyses `html` (already decoded to UTF-8). `content_rule`, when the page's
+/// site has one, is the selector of the element that holds the content.
+pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, AnalyseError> {
+    let state = Rc::new(RefCell::new(State {
+        builder: text::TextBuilder::with_capacity(html.len() / 4),
+        ..Default::default()
+    }));
+    {
+        let all: Selector = "*".parse().expect("the universal selector parses");
+        let on_element = {
+            let state = state.clone();
+            move |el: &mut Element| {
+                let name = el.tag_name();
+                let kind = tags::classify(&name);
+                let implicit = tags::implicit(&name);
+                let mut st = state.borrow_mut();
+                st.builder.tag();
+                if kind == TagKind::Block {
+                    st.close_implied_by(implicit, kind);
+                }
+                match kind {
+                    TagKind::Block => st.builder.block_break(),
+                    TagKind::Br => st.builder.br(),
+                    TagKind::Title if st.title.is_none() => st.in_title = true,
+                    _ => {}
+                }
+                let link = name == "a" && el.has_attribute("href");
+                if link {
+                    st.builder.link();
+                }
+                if !el.can_have_content() {
+                    return Ok(());
+                }
+                let hidden = kind == TagKind::Invisible
+                    || el.has_attribute("hidden")
+                    || el
+                        .get_attribute("style")
+                        .is_some_and(|s| tags::style_hides(&s));
+                st.serial += 1;
+                let serial = st.serial;
+                st.stack.push(Open {
+                    kind,
+                    name: implicit,
+                    serial,
+                    hidden,
+                    link,
+                    content: false,
+                });
+                st.hidden += hidden as u32;
+                st.link += link as u32;
+                drop(st);
+                let state = state.clone();
+                el.on_end_tag(Box::new(move |_end| {
+                    state.borrow_mut().close(serial);
+                    Ok(())
+                }))
+            }
+        };
+        let on_text = {
+            let state = state.clone();
+            move |t: &mut TextChunk| {
+                let mut st = state.borrow_mut();
+                match t.text_type() {
+                    TextType::Data => st.text(t.as_str(), t.last_in_text_node()),
+                    TextType::RCData if st.in_title => {
+                        let title = st.title.get_or_insert_with(String::new);
+                        title.push_str(t.as_str());
+                    }
+                    _ => {}
+                }
+                Ok(())
+            }
+        };
+        let mut settings = Settings::new()
+            .with_strict(false)
+            .append_element_content_handler((
+                Cow::Owned(all),
+                ElementContentHandlers::default().element(on_element),
+            ))
+            .append_document_content_handler(DocumentContentHandlers::default().text(on_text));
+        if let Some(selector) = content_rule {
+            let state = state.clone();
+            settings = settings.append_element_content_handler((
+                Cow::Borrowed(selector),
+                ElementContentHandlers::default().element(move |el: &mut Element| {
+                    let mut st = state.borrow_mut();
+                    st.content_matched = true;
+                    if el.can_have_content() {
+                        if let Some(top) = st.stack.last_mut() {
+                            if !top.content {
+                                top.content = true;
+                                st.content += 1;
+                            }
+                        }
+                    }
+                    Ok(())
+                }),
+            ));
+        }
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        rewriter
+            .write(html.as_bytes())
+            .map_err(|e| AnalyseError(e.to_string()))?;
+        rewriter.end().map_err(|e| AnalyseError(e.to_string()))?;
+    }
+    let mut st = std::mem::take(&mut *state.borrow_mut());
+    let trailing_tags = st.builder.finish();
+    let title = st
+        .title
+        .map(|t| {
+            let decoded = html_escape::decode_html_entities(&t);
+            decoded.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .filter(|t| !t.is_empty());
+    let b = st.builder;
+    Ok(Analysis {
+        text: b.text,
+        segments: b.segments,
+        blocks: b.blocks,
+        trailing_tags,
+        words: b.words,
+        tags: b.tags,
+        links: b.links,
+        title,
+        content_tag: content_rule.map(|_| st.content_matched),
+    })
+}
+
+impl Analysis {
+    /// The text of a byte range.
+    pub fn slice(&self, start: u32, end: u32) -> &str {
+        &self.text[start as usize..end as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paras(a: &Analysis) -> Vec<&str> {
+        a.blocks.iter().map(|b| a.slice(b.start, b.end)).collect()
+    }
+
+    #[test]
+    fn invisible_text_is_left_out() {
+        let html = r#"<html><head><title> The  &amp; Title </title><style>p{}</style>
+            <script>var x = "<p>no</p>";</script></head><body>
+            <noscript>enable js</noscript><template><p>tpl</p></template>
+            <!-- a comment --><p>Visible &amp; decoded&nbsp;text</p>
+            <div hidden>secret</div><div style="display: none">also secret</div>
+            <p>after</p></body></html>"#;
+        let a = analyse(html, None).unwrap();
+        assert_eq!(paras(&a), vec!["Visible & decoded text", "after"]);
+        assert_eq!(a.title.as_deref(), Some("The & Title"));
+    }
+
+    #[test]
+    fn implicitly_closed_elements_do_not_leak_hidden_state() {
+        // The hidden <p> is closed implicitly by the next <p> (no end-tag
+        // handler runs for it), and a hidden <li> by the next <li>.
+        let html = "<div><p hidden>secret<p>shown one</div><ul><li hidden>secret<li>shown two</ul><p>shown three";
+        let a = analyse(html, None).unwrap();
+        assert_eq!(paras(&a), vec!["shown one", "shown two", "shown three"]);
+    }
+
+    #[test]
+    fn links_and_tags_are_counted() {
+        let html = r#"<p>one <a href="/x">two</a> three <a name="n">four</a></p>"#;
+        let a = analyse(html, None).unwrap();
+        assert_eq!(a.links, 1);
+        assert_eq!(a.words, 4);
+        assert_eq!(a.tags, 6);
+        assert!(a
+            .segments
+            .iter()
+            .any(|s| s.flags & IN_LINK != 0 && a.slice(s.start, s.end) == "two"));
+    }
+
+    #[test]
+    fn content_rule_marks_text() {
+        let sel: Selector = "div.article".parse().unwrap();
+        let a = analyse(
+            "<div>nav</div><div class=article><p>body text</p></div>",
+            Some(&sel),
+        )
+        .unwrap();
+        assert_eq!(a.content_tag, Some(true));
+        let inside: Vec<_> = a
+            .segments
+            .iter()
+            .filter(|s| s.flags & IN_CONTENT != 0)
+            .map(|s| a.slice(s.start, s.end))
+            .collect();
+        assert_eq!(inside, vec!["body text"]);
+        let a = analyse("<div>nav</div>", Some(&sel)).unwrap();
+        assert_eq!(a.content_tag, Some(false));
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        for html in [
+            "",
+            "<",
+            "<<<>>>&&&;",
+            "\u{0}\u{FFFD}<p",
+            "<a href",
+            "</p></div></x>",
+            "<svg><p>x</svg>text",
+        ] {
+            analyse(html, None).unwrap();
+        }
+    }
+}

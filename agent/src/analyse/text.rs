@@ -1,0 +1,235 @@
+//! The page's visible text, held once, with compact tables over it.
+//!
+//! Text arrives in pieces (text nodes, split at inline tags); `TextBuilder`
+//! appends it to one `String` with whitespace collapsed, and records:
+//! - **segments**: each run of text between two tags, as a byte range into the
+//!   text, with its word count and how many tags and links came before it —
+//!   the token sequence the tag plateau needs, run-length encoded (a run of
+//!   words is one entry, a run of tags is a count), so no allocation per token;
+//! - **blocks**: paragraphs, i.e. the text between block-level boundaries
+//!   (`p`, `div`, `li`, headings, `td`, `br br`, ...), separated by `\n` in the text.
+
+/// Segment flag: the text is inside an `<a href>`.
+pub const IN_LINK: u8 = 1;
+/// Segment flag: the text is inside the element the site's content-tag rule selects.
+pub const IN_CONTENT: u8 = 2;
+
+/// A run of text between two tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// Byte range in `Analysis::text`.
+    pub start: u32,
+    pub end: u32,
+    /// Words that start in this segment.
+    pub words: u32,
+    /// Tags (start and explicit end tags) between the previous segment and this one.
+    pub tags_before: u32,
+    /// `<a href>` start tags between the previous segment and this one.
+    pub links_before: u32,
+    /// Index of the block (paragraph) this segment belongs to.
+    pub block: u32,
+    /// `IN_LINK`, `IN_CONTENT`.
+    pub flags: u8,
+}
+
+/// A paragraph: a byte range in `Analysis::text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// Builds the text and its tables; see the module documentation.
+#[derive(Debug, Default)]
+pub struct TextBuilder {
+    pub(crate) text: String,
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) blocks: Vec<Block>,
+    block_start: usize,
+    pending_space: bool,
+    pending_tags: u32,
+    pending_links: u32,
+    /// True while only whitespace has followed a `<br>`: a second one ends the paragraph.
+    after_br: bool,
+    pub(crate) words: u32,
+    pub(crate) tags: u32,
+    pub(crate) links: u32,
+}
+
+impl TextBuilder {
+    pub fn with_capacity(bytes: usize) -> Self {
+        TextBuilder {
+            text: String::with_capacity(bytes),
+            segments: Vec::with_capacity(bytes / 64),
+            blocks: Vec::with_capacity(bytes / 256),
+            ..Default::default()
+        }
+    }
+
+    /// A tag token (start tag or explicit end tag).
+    #[inline]
+    pub fn tag(&mut self) {
+        self.pending_tags += 1;
+        self.tags += 1;
+    }
+
+    /// An `<a href>` start tag.
+    #[inline]
+    pub fn link(&mut self) {
+        self.pending_links += 1;
+        self.links += 1;
+    }
+
+    /// A `<br>`: a line break, and with a second one in a row, a paragraph break.
+    pub fn br(&mut self) {
+        if self.after_br {
+            self.block_break();
+        } else {
+            self.pending_space = true;
+            self.after_br = true;
+        }
+    }
+
+    /// A block-level boundary: the current paragraph, if it has text, ends here.
+    pub fn block_break(&mut self) {
+        if self.text.len() > self.block_start {
+            self.blocks.push(Block {
+                start: self.block_start as u32,
+                end: self.text.len() as u32,
+            });
+            self.text.push('\n');
+            self.block_start = self.text.len();
+        }
+        self.pending_space = false;
+        self.after_br = false;
+    }
+
+    /// Appends visible text (entities already decoded).
+    pub fn push_text(&mut self, s: &str, flags: u8) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        let mut seg_start: Option<usize> = None;
+        let mut words = 0u32;
+        while i < bytes.len() {
+            let b = bytes[i];
+            // ASCII fast path; everything else goes through `char`.
+            let (c, len) = if b < 0x80 {
+                (b as char, 1)
+            } else {
+                let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
+                (c, c.len_utf8())
+            };
+            i += len;
+            if c.is_whitespace() {
+                self.pending_space = true;
+                continue;
+            }
+            let block_empty = self.text.len() == self.block_start;
+            let word_start = block_empty || self.pending_space || is_cjk(c);
+            if self.pending_space && !block_empty {
+                self.text.push(' ');
+            }
+            self.pending_space = false;
+            self.after_br = false;
+            if seg_start.is_none() {
+                seg_start = Some(self.text.len());
+            }
+            self.text.push_str(&s[i - len..i]);
+            if word_start {
+                words += 1;
+            }
+        }
+        let Some(start) = seg_start else { return };
+        self.words += words;
+        let block = self.blocks.len() as u32;
+        let end = self.text.len() as u32;
+        // Text split only by the reader's buffering (no tag between) joins the previous segment.
+        if self.pending_tags == 0 && self.pending_links == 0 {
+            if let Some(last) = self.segments.last_mut() {
+                if last.block == block && last.flags == flags {
+                    last.end = end;
+                    last.words += words;
+                    return;
+                }
+            }
+        }
+        self.segments.push(Segment {
+            start: start as u32,
+            end,
+            words,
+            tags_before: std::mem::take(&mut self.pending_tags),
+            links_before: std::mem::take(&mut self.pending_links),
+            block,
+            flags,
+        });
+    }
+
+    /// Closes the last paragraph; returns the tags after the last segment.
+    pub fn finish(&mut self) -> u32 {
+        self.block_break();
+        if self.text.ends_with('\n') {
+            self.text.pop();
+        }
+        std::mem::take(&mut self.pending_tags)
+    }
+}
+
+/// Scripts written without spaces between words: each character counts as a
+/// word, so the word-count filter means the same thing for them.
+#[inline]
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x3400..=0x4DBF    // CJK Extension A
+        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
+        | 0xF900..=0xFAFF    // CJK Compatibility Ideographs
+        | 0x20000..=0x2FFFF) // CJK Extensions B..F
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapses_whitespace_and_counts_words_across_inline_tags() {
+        let mut b = TextBuilder::default();
+        b.push_text("  red-", 0);
+        b.tag();
+        b.push_text("or", 0);
+        b.tag();
+        b.push_text("-blue   sky\n", 0);
+        b.finish();
+        assert_eq!(b.text, "red-or-blue sky");
+        assert_eq!(b.words, 2);
+        assert_eq!(b.segments.len(), 3);
+        assert_eq!(b.segments[1].tags_before, 1);
+    }
+
+    #[test]
+    fn blocks_are_separated_and_double_br_breaks() {
+        let mut b = TextBuilder::default();
+        b.push_text("one two", 0);
+        b.block_break();
+        b.block_break(); // empty block: nothing
+        b.push_text("three", 0);
+        b.br();
+        b.push_text("four", 0);
+        b.br();
+        b.push_text(" ", 0);
+        b.br();
+        b.push_text("five", 0);
+        b.finish();
+        assert_eq!(b.text, "one two\nthree four\nfive");
+        assert_eq!(b.blocks.len(), 3);
+        let para = |k: usize| &b.text[b.blocks[k].start as usize..b.blocks[k].end as usize];
+        assert_eq!(para(1), "three four");
+    }
+
+    #[test]
+    fn cjk_characters_are_words() {
+        let mut b = TextBuilder::default();
+        b.push_text("中文网页 abc", 0);
+        b.finish();
+        assert_eq!(b.words, 5);
+    }
+}

@@ -1,0 +1,137 @@
+//! `crawlsieve bench`: single-core throughput on pages held in memory, so
+//! the figure is the pipeline's and not the disk's or gzip's.
+
+use super::ConfigArgs;
+use crawlsieve::sources::read_capped;
+use crawlsieve::{Page, Pipeline};
+use std::io::{BufRead, BufReader};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// `full`: the whole pipeline (process → verdict); `extract`: decode + one
+    /// HTML pass + plateau only.
+    #[arg(long, default_value = "full")]
+    mode: Mode,
+    /// Passes over the pages (the best pass is reported).
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// HTML files (plain or gzip), or directories searched for *.html / *.html.gz.
+    #[arg(required = true)]
+    paths: Vec<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Mode {
+    Full,
+    Extract,
+}
+
+#[derive(serde::Serialize)]
+struct Report {
+    mode: Mode,
+    pages: usize,
+    megabytes: f64,
+    seconds: f64,
+    mb_per_s: f64,
+    pages_per_s: f64,
+    peak_rss_mb: f64,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
+    let settings = args.config.load(&[])?;
+    let pipeline = Pipeline::new(settings)?;
+    let mut files = Vec::new();
+    for p in &args.paths {
+        collect(std::path::Path::new(p), &mut files)?;
+    }
+    files.sort();
+    let pages: Vec<Vec<u8>> = files.iter().map(|f| load(f)).collect::<Result<_, _>>()?;
+    let bytes: usize = pages.iter().map(Vec::len).sum();
+    let mut best = f64::INFINITY;
+    let mut sink = 0u64;
+    for _ in 0..args.repeat.max(1) {
+        let t = Instant::now();
+        for (i, body) in pages.iter().enumerate() {
+            let page = Page::new(format!("http://bench.example/{i}"), &body[..]);
+            match args.mode {
+                Mode::Full => sink += pipeline.process(&page).words as u64,
+                Mode::Extract => {
+                    sink += pipeline.extract(&page).map(|x| x.words as u64).unwrap_or(0)
+                }
+            }
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(sink);
+    let report = Report {
+        mode: args.mode,
+        pages: pages.len(),
+        megabytes: bytes as f64 / 1e6,
+        seconds: best,
+        mb_per_s: bytes as f64 / 1e6 / best,
+        pages_per_s: pages.len() as f64 / best,
+        peak_rss_mb: peak_rss_mb(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "{:>7}: {} pages, {:.1} MB in {:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core; peak RSS {:.0} MB",
+            match args.mode {
+                Mode::Full => "full",
+                Mode::Extract => "extract",
+            },
+            report.pages,
+            report.megabytes,
+            report.seconds,
+            args.repeat.max(1),
+            report.mb_per_s,
+            report.pages_per_s,
+            report.peak_rss_mb
+        );
+    }
+    Ok(0)
+}
+
+fn collect(path: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<()> {
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            collect(&entry?.path(), out)?;
+        }
+    } else {
+        let name = path.to_string_lossy();
+        if name.ends_with(".html") || name.ends_with(".html.gz") || name.ends_with(".htm") {
+            out.push(path.to_path_buf());
+        }
+    }
+    Ok(())
+}
+
+fn load(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let mut r: Box<dyn BufRead> = Box::new(BufReader::new(file));
+    if r.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        r = Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(r)));
+    }
+    Ok(read_capped(&mut r, usize::MAX - 1)?.0)
+}
+
+/// Peak resident set size (VmHWM), Linux only; 0 elsewhere.
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}

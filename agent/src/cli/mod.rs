@@ -1,0 +1,119 @@
+//! Command-line interface.
+
+mod bench;
+mod extract;
+mod scan;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "crawlsieve",
+    version,
+    about = "Streaming filter for web crawlers: substantive text, main content, language, copied content."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options shared by commands that run the pipeline.
+#[derive(clap::Args, Clone)]
+pub struct ConfigArgs {
+    /// TOML config file (keys as in rules/defaults.toml; see README).
+    #[arg(long, short = 'c', env = "CRAWLSIEVE_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Set a config key, e.g. `--set filters.min_words=30` (repeatable; overrides file and environment).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl ConfigArgs {
+    /// Loads settings: file, then environment, then `--set`, then `extra` (flags).
+    pub fn load(&self, extra: &[(&str, config::Value)]) -> anyhow::Result<crawlsieve::Settings> {
+        let mut overrides: Vec<(String, config::Value)> = Vec::new();
+        for kv in &self.set {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--set {kv}: expected KEY=VALUE"))?;
+            overrides.push((k.trim().to_string(), parse_value(v.trim())));
+        }
+        let mut all: Vec<(&str, config::Value)> = overrides
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        all.extend(extra.iter().cloned());
+        crawlsieve::Settings::load(self.config.as_deref(), &all)
+    }
+}
+
+/// `--set` values: numbers and booleans as such, `[a,b]` as a list, else a string.
+fn parse_value(v: &str) -> config::Value {
+    if let Ok(b) = v.parse::<bool>() {
+        return b.into();
+    }
+    if let Ok(i) = v.parse::<i64>() {
+        return i.into();
+    }
+    if let Ok(f) = v.parse::<f64>() {
+        return f.into();
+    }
+    if let Some(list) = v.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+        let items: Vec<config::Value> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| config::Value::from(s.trim_matches('"').to_string()))
+            .collect();
+        return items.into();
+    }
+    v.to_string().into()
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Judge pages from WARC / WARC.gz / JSONL / HTML files or stdin; one JSON verdict per page.
+    Scan(scan::ScanArgs),
+    /// Print the main content extracted from HTML files (plain or .gz).
+    Extract(extract::ExtractArgs),
+    /// Measure single-core throughput on HTML files held in memory.
+    Bench(bench::BenchArgs),
+}
+
+pub fn main() -> i32 {
+    init_logging();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Scan(args) => scan::run(args),
+        Command::Extract(args) => extract::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("crawlsieve: {e:#}");
+            2
+        }
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Worker threads: the configured number, or one per core.
+pub fn workers(configured: usize) -> usize {
+    if configured > 0 {
+        configured
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }
+}

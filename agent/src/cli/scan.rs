@@ -1,0 +1,106 @@
+//! `crawlsieve scan`: inputs → pipeline → JSONL verdicts, with a summary.
+
+use super::ConfigArgs;
+use crawlsieve::scan;
+use crawlsieve::sinks::jsonl::JsonlSink;
+use crawlsieve::sources::{self, Limits};
+use crawlsieve::{Kind, Pipeline};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(clap::Args)]
+pub struct ScanArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Labeled-set file(s) to match against (repeatable; adds to `labels.files`).
+    #[arg(long, short = 'l')]
+    labels: Vec<PathBuf>,
+    /// Where verdicts go (default stdout; `output.path`).
+    #[arg(long, short = 'o')]
+    output: Option<String>,
+    /// Worker threads (default: one per core; `workers`).
+    #[arg(long, short = 'j')]
+    workers: Option<usize>,
+    /// Include the extracted content in every verdict (`output.content`).
+    #[arg(long)]
+    content: bool,
+    /// Write the run's summary as JSON to this file.
+    #[arg(long)]
+    summary_json: Option<PathBuf>,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Exit with status 1 when any verdict is `error`.
+    #[arg(long)]
+    fail_on_error: bool,
+    /// WARC, WARC.gz, JSONL(.gz) or HTML(.gz) files; `-` reads stdin (format recognised by content).
+    #[arg(required = true)]
+    inputs: Vec<String>,
+}
+
+pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
+    let mut extra: Vec<(&str, config::Value)> = Vec::new();
+    if let Some(o) = &args.output {
+        extra.push(("output.path", o.clone().into()));
+    }
+    if let Some(w) = args.workers {
+        extra.push(("workers", (w as i64).into()));
+    }
+    if args.content {
+        extra.push(("output.content", true.into()));
+    }
+    let mut settings = args.config.load(&extra)?;
+    settings.labels.files.extend(args.labels.iter().cloned());
+    let limits = Limits::from_settings(&settings);
+    let workers = super::workers(settings.workers);
+    let output = settings.output.path.clone();
+    let pipeline = Arc::new(Pipeline::new(settings)?);
+
+    // Open every input first: a missing file is a mistake to report before any work.
+    let mut inputs = Vec::new();
+    for input in &args.inputs {
+        inputs.push(sources::open(input, &limits)?);
+    }
+    let mut sink = JsonlSink::open(output.as_deref())?;
+
+    let bar = if std::io::stderr().is_terminal() && !args.quiet {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {pos} pages  {msg}").expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let started = std::time::Instant::now();
+    let mut progress = |s: &crawlsieve::summary::Summary| {
+        if s.verdicts_out % 64 == 0 {
+            bar.set_position(s.verdicts_out);
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{:.1} MB/s  keep {} drop {} flag {} error {}",
+                s.page_bytes as f64 / 1e6 / secs,
+                s.verdicts.get(&Kind::Keep).unwrap_or(&0),
+                s.verdicts.get(&Kind::Drop).unwrap_or(&0),
+                s.verdicts.get(&Kind::Flag).unwrap_or(&0),
+                s.verdicts.get(&Kind::Error).unwrap_or(&0),
+            ));
+        }
+    };
+    let summary = scan::run(pipeline, inputs, &mut sink, workers, &mut progress)?;
+    bar.finish_and_clear();
+    if !args.quiet {
+        eprint!("{summary}");
+    }
+    if let Some(path) = &args.summary_json {
+        std::fs::write(path, serde_json::to_string_pretty(&summary)?)?;
+    }
+    let errors = summary.verdicts.get(&Kind::Error).copied().unwrap_or(0);
+    Ok(if args.fail_on_error && errors > 0 {
+        1
+    } else {
+        0
+    })
+}

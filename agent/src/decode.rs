@@ -1,0 +1,140 @@
+//! Turning body bytes into text, once per page.
+//!
+//! The order follows what browsers do, simplified to what a crawler has:
+//! a byte-order mark wins, then the HTTP `Content-Type` charset, then a
+//! `<meta charset>` / `<meta http-equiv>` in the first 1,024 bytes (the HTML
+//! standard's prescan window), else UTF-8. Unknown labels fall through to the
+//! next source. Malformed sequences become U+FFFD; decoding never fails.
+
+use encoding_rs::{Encoding, UTF_8};
+use std::borrow::Cow;
+
+/// The decoded text and the encoding that was used.
+pub struct Decoded<'a> {
+    pub text: Cow<'a, str>,
+    pub encoding: &'static Encoding,
+    /// True when malformed byte sequences were replaced.
+    pub had_errors: bool,
+}
+
+/// Decodes `body` following BOM → HTTP charset → meta charset → UTF-8.
+pub fn decode<'a>(body: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
+    let encoding = Encoding::for_bom(body)
+        .map(|(enc, _)| enc)
+        .or_else(|| content_type.and_then(charset_param).and_then(label))
+        .or_else(|| meta_charset(&body[..body.len().min(1024)]))
+        .unwrap_or(UTF_8);
+    // `decode` sniffs the BOM again and strips it; it borrows when the input
+    // is valid UTF-8 already, which is the common case.
+    let (text, encoding, had_errors) = encoding.decode(body);
+    Decoded {
+        text,
+        encoding,
+        had_errors,
+    }
+}
+
+fn label(name: &str) -> Option<&'static Encoding> {
+    let enc = Encoding::for_label(
+        name.trim()
+            .trim_matches(|c| c == '"' || c == '\'')
+            .as_bytes(),
+    )?;
+    // A page that declares UTF-16 in its bytes is really ASCII-compatible
+    // (the declaration could be read); the standard says to use UTF-8 then.
+    if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+        return Some(UTF_8);
+    }
+    Some(enc)
+}
+
+/// The `charset=` parameter of a Content-Type value.
+pub fn charset_param(content_type: &str) -> Option<&str> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("charset")
+            .then_some(value.trim())
+    })
+}
+
+/// `<meta charset=...>` or `<meta http-equiv=content-type content="...charset=...">`
+/// in the head of the document. A byte-level scan: the document is not decoded yet.
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    let lower: Vec<u8> = head.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(pos) = find(&lower[from..], b"<meta") {
+        let start = from + pos;
+        let end = lower[start..]
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(lower.len(), |e| start + e);
+        let tag = &lower[start..end];
+        if let Some(cs) = find(tag, b"charset") {
+            let rest = &tag[cs + b"charset".len()..];
+            let rest = trim_start(rest);
+            if let Some(rest) = rest.strip_prefix(b"=") {
+                let rest = trim_start(rest);
+                let rest = rest
+                    .strip_prefix(b"\"")
+                    .or_else(|| rest.strip_prefix(b"'"))
+                    .unwrap_or(rest);
+                let value_end = rest
+                    .iter()
+                    .position(|&b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>'))
+                    .unwrap_or(rest.len());
+                if let Some(enc) = std::str::from_utf8(&rest[..value_end]).ok().and_then(label) {
+                    return Some(enc);
+                }
+            }
+        }
+        from = end;
+    }
+    None
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    &s[n..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_charset_wins_over_meta() {
+        let body = b"<meta charset=utf-8><p>caf\xe9</p>";
+        let d = decode(body, Some("text/html; charset=ISO-8859-1"));
+        assert_eq!(d.encoding.name(), "windows-1252");
+        assert!(d.text.contains("café"));
+    }
+
+    #[test]
+    fn meta_charset_used_without_header() {
+        let body = b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\"></head>\xcf\xf0\xe8\xe2\xe5\xf2";
+        let d = decode(body, None);
+        assert_eq!(d.encoding.name(), "windows-1251");
+        assert!(d.text.ends_with("Привет"));
+    }
+
+    #[test]
+    fn bom_wins_over_everything() {
+        let body = b"\xef\xbb\xbf<p>\xc3\xa9</p>";
+        let d = decode(body, Some("text/html; charset=latin1"));
+        assert_eq!(d.encoding, UTF_8);
+        assert_eq!(d.text, "<p>é</p>");
+    }
+
+    #[test]
+    fn unknown_label_falls_back_to_utf8_and_bad_bytes_are_replaced() {
+        let d = decode(b"<p>ok \xff</p>", Some("text/html; charset=x-no-such"));
+        assert_eq!(d.encoding, UTF_8);
+        assert!(d.had_errors);
+        assert!(d.text.contains('\u{FFFD}'));
+    }
+}

@@ -1,0 +1,38 @@
+//! crawlsieve: a streaming filter for web crawlers.
+//!
+//! For every fetched page, in one pass and a few milliseconds: does it carry
+//! substantive text, what is its main content, which language, and was that
+//! content copied from a labeled set of known content?
+//!
+//! ```no_run
+//! use crawlsieve::{Page, Pipeline, Settings};
+//! let pipeline = Pipeline::new(Settings::defaults()).unwrap();
+//! let verdict = pipeline.process(&Page::new("https://example.com/", &b"<p>Hello</p>"[..]));
+//! println!("{}", serde_json::to_string(&verdict).unwrap());
+//! ```
+//!
+//! The modules follow the data flow: `sources` → `decode` → `analyse` →
+//! `extract` → filters (in `pipeline`) → `chunks` → `stopchunks` / `labels`
+//! → `verdict` → `sinks`; `scan` wires them with threads.
+
+pub mod analyse;
+pub mod chunks;
+pub mod decode;
+pub mod extract;
+pub mod labels;
+pub mod language;
+pub mod page;
+pub mod pipeline;
+pub mod scan;
+pub mod settings;
+pub mod sinks;
+pub mod site;
+pub mod sources;
+pub mod stopchunks;
+pub mod summary;
+pub mod verdict;
+
+pub use page::{Input, Origin, Page};
+pub use pipeline::Pipeline;
+pub use settings::Settings;
+pub use verdict::{Kind, Reason, Verdict};

@@ -1,0 +1,103 @@
+//! What a crawler hands over: one fetched page, and where it came from.
+//!
+//! A `Page` borrows where it can (`Cow`): a Rust crawler embedding the library
+//! passes its own buffers without a copy; the bundled sources hand over owned
+//! pages because they cross a thread boundary.
+
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// One fetched page.
+#[derive(Debug, Clone)]
+pub struct Page<'a> {
+    pub url: Cow<'a, str>,
+    /// HTTP status, when the source knows it.
+    pub status: Option<u16>,
+    /// The HTTP `Content-Type` header, when the source knows it (charset comes from here first).
+    pub content_type: Option<Cow<'a, str>>,
+    /// Fetch time as the source gives it (WARC-Date, RFC 3339).
+    pub fetched_at: Option<Cow<'a, str>>,
+    /// The payload: the HTML bytes, after transfer/content decoding, at most the size cap.
+    pub body: Cow<'a, [u8]>,
+    /// True when the source cut the body at the configured size cap.
+    pub truncated: bool,
+    /// Where the page came from.
+    pub origin: Origin,
+}
+
+impl<'a> Page<'a> {
+    /// A page from a URL and its HTML bytes, with nothing else known.
+    pub fn new(url: impl Into<Cow<'a, str>>, body: impl Into<Cow<'a, [u8]>>) -> Self {
+        Page {
+            url: url.into(),
+            status: None,
+            content_type: None,
+            fetched_at: None,
+            body: body.into(),
+            truncated: false,
+            origin: Origin::None,
+        }
+    }
+
+    /// Sets the HTTP `Content-Type` (builder style).
+    pub fn with_content_type(mut self, content_type: impl Into<Cow<'a, str>>) -> Self {
+        self.content_type = Some(content_type.into());
+        self
+    }
+
+    /// Sets where the page came from (builder style).
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = origin;
+        self
+    }
+}
+
+/// Where a page (or a broken record) came from. Serialised into the verdict
+/// so an operator can go back to the exact bytes.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Origin {
+    #[default]
+    None,
+    /// A WARC record: file, byte offset of the record (of its gzip member in a
+    /// `.warc.gz`), and its `WARC-Record-ID`.
+    Warc {
+        file: String,
+        offset: u64,
+        record_id: Option<String>,
+    },
+    /// A line of a JSONL file (1-based), or of stdin (`file` = "-").
+    Jsonl { file: String, line: u64 },
+    /// An HTML file given on the command line.
+    File { file: String },
+    /// A page handed over by a crawler through an ingest interface.
+    Ingest { id: String },
+}
+
+impl Origin {
+    /// The WARC record id, when there is one: it is the verdict's stable id.
+    pub fn record_id(&self) -> Option<&str> {
+        match self {
+            Origin::Warc { record_id, .. } => record_id.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// What a source yields: a page, or a record that could not be made into one.
+/// Both get exactly one verdict.
+#[derive(Debug)]
+pub enum Input {
+    Page(Page<'static>),
+    Broken(Broken),
+}
+
+/// A record a source could read far enough to know it is a page, but not
+/// far enough to judge it (bad content-encoding, bad JSONL line, cut-off
+/// WARC record...). It becomes an `error` verdict carrying `reason`.
+#[derive(Debug, Clone)]
+pub struct Broken {
+    pub url: Option<String>,
+    pub origin: Origin,
+    pub reason: String,
+}

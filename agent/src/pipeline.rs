@@ -1,0 +1,307 @@
+//! The pipeline: page in, verdict out. Pure CPU work, no I/O; `&self` only,
+//! so one `Pipeline` serves many worker threads.
+//!
+//! Order of work (DSpin §V-B for the filters): decode → one HTML pass →
+//! visible text → content tag → content (plateau) → word count → link
+//! density → language → chunks → stop chunks → labeled-set match. A page
+//! leaves at the first filter it fails, which keeps the cost of junk low.
+
+use crate::analyse::{self, Analysis};
+use crate::chunks::{self, Chunks};
+use crate::decode::decode;
+use crate::extract::{self, Content};
+use crate::labels::LabeledSets;
+use crate::language;
+use crate::page::{Broken, Input, Page};
+use crate::settings::{Settings, UnknownLanguage};
+use crate::site;
+use crate::stopchunks::StopChunks;
+use crate::verdict::{Kind, LabelCount, Reason, Verdict};
+use lol_html::Selector;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A per-site content-tag rule, compiled.
+struct CompiledRule {
+    host: String,
+    selector: Selector,
+}
+
+/// Everything needed to judge pages: settings, stop chunks, site rules, labeled sets.
+pub struct Pipeline {
+    settings: Settings,
+    stop: StopChunks,
+    rules: Vec<CompiledRule>,
+    labels: Arc<LabeledSets>,
+}
+
+/// The extracted content of a page, for `crawlsieve extract` and embedders.
+#[derive(Debug, Clone)]
+pub struct Extracted {
+    pub title: Option<String>,
+    /// Paragraphs separated by `\n`.
+    pub content: String,
+    pub words: u32,
+}
+
+impl Pipeline {
+    /// Builds a pipeline; the labeled sets named in `settings.labels.files` are loaded.
+    pub fn new(settings: Settings) -> anyhow::Result<Self> {
+        let labels = LabeledSets::load(&settings.labels.files)?;
+        Self::with_labels(settings, Arc::new(labels))
+    }
+
+    /// Builds a pipeline that judges against the given labeled sets.
+    pub fn with_labels(settings: Settings, labels: Arc<LabeledSets>) -> anyhow::Result<Self> {
+        let stop = StopChunks::from_list(&settings.stopchunk_list()?, settings.stopchunks.fp_rate)
+            .map_err(|e| anyhow::anyhow!("stop chunks: {e}"))?;
+        let mut rules = Vec::new();
+        for rule in settings.site_rules()? {
+            let selector: Selector = rule.content.parse().map_err(|e| {
+                anyhow::anyhow!(
+                    "site rule for `{}`: key `content`: bad CSS selector `{}`: {e}",
+                    rule.host,
+                    rule.content
+                )
+            })?;
+            rules.push(CompiledRule {
+                host: rule.host.trim_start_matches('.').to_ascii_lowercase(),
+                selector,
+            });
+        }
+        Ok(Pipeline {
+            settings,
+            stop,
+            rules,
+            labels,
+        })
+    }
+
+    /// The settings this pipeline was built with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The labeled sets pages are judged against.
+    pub fn labels(&self) -> &LabeledSets {
+        &self.labels
+    }
+
+    /// Judges one input: a page, or a broken record (which becomes an `error` verdict).
+    pub fn process_input(&self, input: &Input) -> Verdict {
+        match input {
+            Input::Page(page) => self.process(page),
+            Input::Broken(broken) => self.broken(broken),
+        }
+    }
+
+    /// Judges one page. Never panics: an internal failure becomes an `error` verdict.
+    pub fn process(&self, page: &Page) -> Verdict {
+        let started = Instant::now();
+        let id = match page.origin.record_id() {
+            Some(id) => id.to_string(),
+            None => site::page_id(&page.url, &page.body),
+        };
+        let mut v = Verdict::new(id, page.url.to_string(), page.origin.clone());
+        v.site = site::registered_domain(&page.url);
+        v.status = page.status;
+        v.fetched_at = page.fetched_at.as_ref().map(|s| s.to_string());
+        v.bytes = page.body.len() as u64;
+        v.labels_version = self.labels.version().map(str::to_string);
+        if page.truncated {
+            v.reasons.push(Reason::Truncated);
+        }
+        let judged = catch_unwind(AssertUnwindSafe(|| {
+            let mut v = v.clone();
+            self.judge(page, &mut v);
+            v
+        }));
+        let mut v = match judged {
+            Ok(judged) => judged,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                v.fail(
+                    Reason::InternalError,
+                    format!("internal error (a bug; please report): {what}"),
+                );
+                v
+            }
+        };
+        v.elapsed_us = started.elapsed().as_micros() as u64;
+        v
+    }
+
+    fn broken(&self, broken: &Broken) -> Verdict {
+        let url = broken.url.clone().unwrap_or_default();
+        let id = match broken.origin.record_id() {
+            Some(id) => id.to_string(),
+            None => site::page_id(&url, format!("{:?}", broken.origin).as_bytes()),
+        };
+        let mut v = Verdict::new(id, url, broken.origin.clone());
+        v.site = broken.url.as_deref().and_then(site::registered_domain);
+        v.labels_version = self.labels.version().map(str::to_string);
+        v.fail(Reason::BrokenInput, broken.reason.clone());
+        v
+    }
+
+    fn rule_for(&self, url: &str) -> Option<&Selector> {
+        if self.rules.is_empty() {
+            return None;
+        }
+        let host = site::host(url)?;
+        self.rules
+            .iter()
+            .find(|r| host == r.host || host.ends_with(&format!(".{}", r.host)))
+            .map(|r| &r.selector)
+    }
+
+    /// The one HTML pass and the content choice, shared by `process` and `extract`.
+    fn analyse(&self, page: &Page, v: Option<&mut Verdict>) -> Result<(Analysis, Content), String> {
+        let decoded = decode(&page.body, page.content_type.as_deref());
+        if let Some(v) = v {
+            if decoded.had_errors {
+                v.reasons.push(Reason::DecodeErrors);
+            }
+        }
+        let analysis =
+            analyse::analyse(&decoded.text, self.rule_for(&page.url)).map_err(|e| e.to_string())?;
+        let content = extract::content(&analysis);
+        Ok((analysis, content))
+    }
+
+    /// Extraction only: no filters, no matching.
+    pub fn extract(&self, page: &Page) -> Result<Extracted, String> {
+        let (analysis, content) = self.analyse(page, None)?;
+        Ok(Extracted {
+            title: analysis.title.clone(),
+            content: content.text(&analysis),
+            words: content.words,
+        })
+    }
+
+    fn judge(&self, page: &Page, v: &mut Verdict) {
+        let s = &self.settings;
+        let (analysis, content) = match self.analyse(page, Some(v)) {
+            Ok(done) => done,
+            Err(e) => return v.fail(Reason::ParseError, e),
+        };
+        v.title = analysis.title.clone();
+        v.page_words = analysis.words;
+        v.words = content.words;
+        v.links = content.links;
+        v.link_density = if content.words > 0 {
+            content.links as f64 / content.words as f64
+        } else {
+            0.0
+        };
+        let drop = |v: &mut Verdict, reason: Reason| {
+            v.verdict = Kind::Drop;
+            v.reasons.insert(0, reason);
+        };
+        if analysis.words == 0 {
+            return drop(v, Reason::NoVisibleText);
+        }
+        if analysis.content_tag == Some(false) {
+            return drop(v, Reason::NoContentTag);
+        }
+        if content.words < s.filters.min_words {
+            return drop(v, Reason::TooShort);
+        }
+        if v.link_density >= s.filters.max_link_density {
+            return drop(v, Reason::LinkDense);
+        }
+
+        let sample = sample(&content, &analysis, s.language.sample_bytes);
+        let lang = language::detect(&sample, s.language.sample_bytes, s.language.min_confidence);
+        v.lang = Some(lang.code.unwrap_or("unknown").to_string());
+        v.lang_confidence = Some((lang.confidence * 1000.0).round() / 1000.0);
+        match lang.code {
+            None => {
+                v.reasons.push(Reason::LanguageUnknown);
+                if s.language.unknown == UnknownLanguage::Drop {
+                    return drop(v, Reason::Language);
+                }
+            }
+            Some(code)
+                if !s.language.allow.is_empty() && !s.language.allow.iter().any(|a| a == code) =>
+            {
+                return drop(v, Reason::Language);
+            }
+            Some(_) => {}
+        }
+
+        let chunks = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
+        self.match_labels(&chunks, v);
+        if s.output.content {
+            v.content = Some(content.text(&analysis));
+        }
+    }
+
+    /// contains(L, f) over the eligible chunks, and the whole-content match.
+    fn match_labels(&self, chunks: &Chunks, v: &mut Verdict) {
+        let min_chars = self.settings.chunks.min_chars;
+        let labels = self.labels.labels();
+        let mut per_label = vec![0u32; labels.len()];
+        let mut eligible = 0u32;
+        for chunk in &chunks.chunks {
+            v.chunks += 1;
+            if chunk.stop {
+                v.stop_chunks += 1;
+            } else if chunk.chars < min_chars {
+                v.short_chunks += 1;
+            } else {
+                eligible += 1;
+                let mask = self.labels.lookup(&chunk.hash);
+                if mask != 0 {
+                    v.matched_chunks += 1;
+                    for (bit, count) in per_label.iter_mut().enumerate() {
+                        *count += (mask >> bit) & 1;
+                    }
+                }
+            }
+        }
+        v.content_sha1 = Some(chunks::to_hex(&chunks.whole));
+        let whole = self.labels.lookup(&chunks.whole);
+        v.whole_match = whole != 0;
+        v.contains = (eligible > 0).then(|| v.matched_chunks as f64 / eligible as f64);
+        v.labels = labels
+            .iter()
+            .zip(&per_label)
+            .filter(|(_, &n)| n > 0)
+            .map(|(label, &n)| LabelCount {
+                label: label.clone(),
+                chunks: n,
+            })
+            .collect();
+        if v.contains
+            .is_some_and(|c| c >= self.settings.labels.flag_threshold)
+        {
+            v.verdict = Kind::Flag;
+            v.reasons.insert(0, Reason::LabeledChunks);
+        }
+        if v.whole_match {
+            v.verdict = Kind::Flag;
+            v.reasons.insert(0, Reason::WholeContent);
+        }
+    }
+}
+
+/// The first `max` bytes (about) of the content, for language detection.
+fn sample(content: &Content, analysis: &Analysis, max: usize) -> String {
+    let mut out = String::with_capacity(max + 256);
+    for p in content.paragraphs(analysis) {
+        if out.len() >= max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(p);
+    }
+    out
+}

@@ -1,0 +1,289 @@
+//! Configuration: shipped defaults (`rules/defaults.toml`, built into the
+//! binary), then the `defaults.toml` of a `rules_dir` if one is set, then the
+//! config file, then `CRAWLSIEVE_<SECTION>__<KEY>` environment variables, then
+//! flags. Every mistake — an unknown key, a bad value — fails at start-up with
+//! the key and the reason.
+
+use anyhow::{bail, Context};
+use config::{Config, Environment, File, FileFormat};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The shipped defaults, as data.
+pub const DEFAULTS: &str = include_str!("../../rules/defaults.toml");
+/// The shipped stop-chunk list.
+pub const STOPCHUNKS: &str = include_str!("../../rules/stopchunks.txt");
+/// The shipped per-site content-tag rules.
+pub const SITES: &str = include_str!("../../rules/sites.toml");
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Worker threads for the pipeline; 0 = one per core.
+    #[serde(default)]
+    pub workers: usize,
+    /// A directory with `defaults.toml`, `stopchunks.txt`, `sites.toml` to use
+    /// instead of the shipped rules (files missing there fall back to shipped ones).
+    #[serde(default)]
+    pub rules_dir: Option<PathBuf>,
+    pub input: InputSettings,
+    pub filters: FilterSettings,
+    pub language: LanguageSettings,
+    pub chunks: ChunkSettings,
+    pub stopchunks: StopChunkSettings,
+    pub labels: LabelSettings,
+    #[serde(default)]
+    pub output: OutputSettings,
+    /// Extra per-site content-tag rules (added to those of `sites.toml`).
+    #[serde(default)]
+    pub site: Vec<SiteRule>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputSettings {
+    pub max_page_bytes: usize,
+    pub html_content_types: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilterSettings {
+    pub min_words: u32,
+    pub max_link_density: f64,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownLanguage {
+    Keep,
+    Drop,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageSettings {
+    pub allow: Vec<String>,
+    pub min_confidence: f64,
+    pub unknown: UnknownLanguage,
+    pub sample_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkSettings {
+    pub min_chars: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopChunkSettings {
+    pub fp_rate: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelSettings {
+    pub flag_threshold: f64,
+    /// Labeled-set files to load.
+    #[serde(default)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSettings {
+    /// Where verdicts go: a file path, or `-` for stdout (the default).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Include the extracted content in every verdict.
+    #[serde(default)]
+    pub content: bool,
+}
+
+/// A per-site content-tag rule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteRule {
+    /// The host it applies to, and its subdomains.
+    pub host: String,
+    /// CSS selector of the element holding the content.
+    pub content: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct SitesFile {
+    #[serde(default)]
+    site: Vec<SiteRule>,
+}
+
+impl Settings {
+    /// Loads the layered configuration; `overrides` are `(key, value)` pairs
+    /// from flags, e.g. `("labels.files", ...)`.
+    pub fn load(
+        config_file: Option<&Path>,
+        overrides: &[(&str, config::Value)],
+    ) -> anyhow::Result<Self> {
+        // Pass 1 only finds `rules_dir`; pass 2 puts its defaults under the file.
+        let rules_dir = Self::build(None, config_file, overrides)?
+            .get::<Option<PathBuf>>("rules_dir")
+            .unwrap_or(None);
+        let rules_defaults = match &rules_dir {
+            Some(dir) => read_optional(&dir.join("defaults.toml"))?,
+            None => None,
+        };
+        let config = Self::build(rules_defaults.as_deref(), config_file, overrides)?;
+        let settings: Settings = config
+            .try_deserialize()
+            .map_err(|e| anyhow::anyhow!("configuration: {e}"))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The shipped defaults alone (what the library uses when given nothing).
+    pub fn defaults() -> Self {
+        Self::load(None, &[]).expect("the shipped defaults are valid")
+    }
+
+    fn build(
+        rules_defaults: Option<&str>,
+        config_file: Option<&Path>,
+        overrides: &[(&str, config::Value)],
+    ) -> anyhow::Result<Config> {
+        let mut b = Config::builder().add_source(File::from_str(DEFAULTS, FileFormat::Toml));
+        if let Some(text) = rules_defaults {
+            b = b.add_source(File::from_str(text, FileFormat::Toml));
+        }
+        if let Some(path) = config_file {
+            if !path.exists() {
+                bail!("config file {}: not found", path.display());
+            }
+            b = b.add_source(File::from(path).format(FileFormat::Toml).required(true));
+        }
+        b = b.add_source(
+            Environment::with_prefix("CRAWLSIEVE")
+                .prefix_separator("_")
+                .separator("__")
+                .try_parsing(true)
+                .list_separator(",")
+                .with_list_parse_key("language.allow")
+                .with_list_parse_key("labels.files")
+                .with_list_parse_key("input.html_content_types"),
+        );
+        for (key, value) in overrides {
+            b = b.set_override(*key, value.clone())?;
+        }
+        b.build().map_err(|e| anyhow::anyhow!("configuration: {e}"))
+    }
+
+    fn validate(&self) -> anyhow::Result<()> {
+        let check = |ok: bool, key: &str, why: &str| -> anyhow::Result<()> {
+            if ok {
+                Ok(())
+            } else {
+                bail!("configuration: key `{key}`: {why}")
+            }
+        };
+        check(
+            self.input.max_page_bytes >= 1024,
+            "input.max_page_bytes",
+            "must be at least 1024",
+        )?;
+        check(
+            self.filters.max_link_density > 0.0,
+            "filters.max_link_density",
+            "must be greater than 0",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.language.min_confidence),
+            "language.min_confidence",
+            "must be in [0, 1]",
+        )?;
+        check(
+            self.language.sample_bytes >= 64,
+            "language.sample_bytes",
+            "must be at least 64",
+        )?;
+        for code in &self.language.allow {
+            check(
+                crate::language::is_known(code),
+                "language.allow",
+                &format!("`{code}` is not an ISO 639-3 code whatlang knows (e.g. eng, deu, fra)"),
+            )?;
+        }
+        check(
+            self.stopchunks.fp_rate > 0.0 && self.stopchunks.fp_rate < 1.0,
+            "stopchunks.fp_rate",
+            "must be in (0, 1)",
+        )?;
+        check(
+            self.labels.flag_threshold > 0.0 && self.labels.flag_threshold <= 1.0,
+            "labels.flag_threshold",
+            "must be in (0, 1]",
+        )?;
+        Ok(())
+    }
+
+    /// The stop-chunk list: `rules_dir/stopchunks.txt`, else the shipped one.
+    pub fn stopchunk_list(&self) -> anyhow::Result<String> {
+        if let Some(dir) = &self.rules_dir {
+            if let Some(text) = read_optional(&dir.join("stopchunks.txt"))? {
+                return Ok(text);
+            }
+        }
+        Ok(STOPCHUNKS.to_string())
+    }
+
+    /// Site rules: `rules_dir/sites.toml` (else the shipped one) plus `site` entries.
+    pub fn site_rules(&self) -> anyhow::Result<Vec<SiteRule>> {
+        let text = match &self.rules_dir {
+            Some(dir) => {
+                read_optional(&dir.join("sites.toml"))?.unwrap_or_else(|| SITES.to_string())
+            }
+            None => SITES.to_string(),
+        };
+        let file: SitesFile = toml::from_str(&text).context("sites.toml")?;
+        Ok(file
+            .site
+            .into_iter()
+            .chain(self.site.iter().cloned())
+            .collect())
+    }
+}
+
+fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("{}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_defaults_load() {
+        let s = Settings::defaults();
+        assert_eq!(s.filters.min_words, 50);
+        assert!((s.filters.max_link_density - 0.2).abs() < 1e-9);
+        assert_eq!(s.language.unknown, UnknownLanguage::Keep);
+        assert!(s.language.allow.is_empty());
+    }
+
+    #[test]
+    fn mistakes_name_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[filters]\nmin_wrods = 3\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("min_wrods"), "{err}");
+        std::fs::write(&path, "[language]\nallow = [\"english\"]\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("language.allow"), "{err}");
+        std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
+        let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
+        assert_eq!(s.filters.min_words, 9, "flags override the file");
+    }
+}

@@ -1,0 +1,13 @@
+//! Sinks: where verdicts go. The only thing they see is the `Verdict`.
+
+pub mod jsonl;
+
+use crate::verdict::Verdict;
+
+/// A destination for verdicts.
+pub trait Sink: Send {
+    /// Accepts one verdict; an error stops the run (nothing is dropped silently).
+    fn send(&mut self, verdict: &Verdict) -> anyhow::Result<()>;
+    /// Makes everything sent so far durable / visible.
+    fn flush(&mut self) -> anyhow::Result<()>;
+}

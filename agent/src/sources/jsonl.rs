@@ -1,0 +1,104 @@
+//! JSONL pages: one JSON object per line,
+//! `{"url": "...", "html": "...", "status": 200, "content_type": "...", "fetched_at": "..."}`
+//! (`url` and `html` required). A line that is not such an object becomes an
+//! `error` verdict naming the line; the next line is read as usual.
+
+use super::{open_maybe_gz, Emit, Limits, Source, SourceStats};
+use crate::page::{Broken, Input, Origin, Page};
+use serde::Deserialize;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+struct JsonPage {
+    url: String,
+    html: String,
+    #[serde(default)]
+    status: Option<u16>,
+    #[serde(default)]
+    content_type: Option<String>,
+    #[serde(default)]
+    fetched_at: Option<String>,
+}
+
+pub struct JsonlSource {
+    path: PathBuf,
+    limits: Limits,
+}
+
+impl JsonlSource {
+    pub fn new(path: PathBuf, limits: Limits) -> Self {
+        JsonlSource { path, limits }
+    }
+}
+
+impl Source for JsonlSource {
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()> {
+        let name = self.path.display().to_string();
+        stats.bytes += std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        let r = open_maybe_gz(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        read_lines(r, &name, &self.limits, emit, stats)
+    }
+}
+
+/// Reads JSONL pages from a stream.
+pub fn read_lines(
+    mut r: impl BufRead,
+    name: &str,
+    limits: &Limits,
+    emit: &mut Emit<'_>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<()> {
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e) => {
+                stats
+                    .failures
+                    .push(format!("{name}: after line {number}: {e}"));
+                return Ok(());
+            }
+        }
+        number += 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let origin = Origin::Jsonl {
+            file: name.to_string(),
+            line: number,
+        };
+        let input = match serde_json::from_slice::<JsonPage>(&line) {
+            Ok(p) => {
+                let mut body = p.html.into_bytes();
+                let truncated = body.len() > limits.max_page_bytes;
+                body.truncate(limits.max_page_bytes);
+                let mut page = Page::new(p.url, body).with_origin(origin);
+                page.status = p.status;
+                page.content_type = p.content_type.map(Into::into);
+                page.fetched_at = p.fetched_at.map(Into::into);
+                page.truncated = truncated;
+                Input::Page(page)
+            }
+            Err(e) => {
+                // Name the URL when the line is JSON with a `url` but not a page.
+                let url = serde_json::from_slice::<serde_json::Value>(&line)
+                    .ok()
+                    .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string));
+                Input::Broken(Broken {
+                    url,
+                    origin,
+                    reason: format!("bad JSONL page (line {number}): {e}"),
+                })
+            }
+        };
+        emit(input)?;
+    }
+}

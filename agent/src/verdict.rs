@@ -1,0 +1,175 @@
+//! The verdict: one per page, the only thing sinks see. Schema in the README.
+
+use crate::page::Origin;
+use serde::Serialize;
+
+/// What the agent says about a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Substantive text, not copied from a labeled set.
+    Keep,
+    /// Failed a filter; `reasons` says which.
+    Drop,
+    /// Substantive text, copied (partly or wholly) from a labeled set.
+    Flag,
+    /// Could not be judged; `error` says why.
+    Error,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Keep, Kind::Drop, Kind::Flag, Kind::Error];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Keep => "keep",
+            Kind::Drop => "drop",
+            Kind::Flag => "flag",
+            Kind::Error => "error",
+        }
+    }
+}
+
+/// Why: the filter that dropped a page, why it was flagged, or a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    // Filters, in the order they run (DSpin §V-B).
+    NoVisibleText,
+    NoContentTag,
+    TooShort,
+    LinkDense,
+    Language,
+    // Flags.
+    LabeledChunks,
+    WholeContent,
+    // Notes that do not decide the verdict.
+    Truncated,
+    LanguageUnknown,
+    DecodeErrors,
+    // Errors.
+    BrokenInput,
+    ParseError,
+    InternalError,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NoVisibleText => "no_visible_text",
+            Reason::NoContentTag => "no_content_tag",
+            Reason::TooShort => "too_short",
+            Reason::LinkDense => "link_dense",
+            Reason::Language => "language",
+            Reason::LabeledChunks => "labeled_chunks",
+            Reason::WholeContent => "whole_content",
+            Reason::Truncated => "truncated",
+            Reason::LanguageUnknown => "language_unknown",
+            Reason::DecodeErrors => "decode_errors",
+            Reason::BrokenInput => "broken_input",
+            Reason::ParseError => "parse_error",
+            Reason::InternalError => "internal_error",
+        }
+    }
+}
+
+/// Matched chunks per label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelCount {
+    pub label: String,
+    pub chunks: u32,
+}
+
+/// One page's verdict and the figures behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Stable id: the WARC-Record-ID, else SHA-1 of URL and body.
+    pub id: String,
+    pub url: String,
+    /// Registered domain (public-suffix aware), or the host for IPs and unknown suffixes.
+    pub site: Option<String>,
+    pub verdict: Kind,
+    pub reasons: Vec<Reason>,
+    pub origin: Origin,
+    pub status: Option<u16>,
+    pub fetched_at: Option<String>,
+    pub title: Option<String>,
+    /// Body bytes judged (after the size cap).
+    pub bytes: u64,
+    /// Visible words on the whole page.
+    pub page_words: u32,
+    /// Words of the extracted content.
+    pub words: u32,
+    /// `<a href>` inside the content.
+    pub links: u32,
+    /// links / words of the content.
+    pub link_density: f64,
+    /// ISO 639-3 code, or `unknown`; absent when the page was dropped before detection.
+    pub lang: Option<String>,
+    pub lang_confidence: Option<f64>,
+    /// Paragraph chunks of the content.
+    pub chunks: u32,
+    pub stop_chunks: u32,
+    /// Chunks shorter than `chunks.min_chars`: neither matched nor counted.
+    pub short_chunks: u32,
+    pub matched_chunks: u32,
+    /// contains(L, f) = matched / (chunks − stop − short); absent when not computed.
+    pub contains: Option<f64>,
+    /// The whole-content hash is in a labeled set.
+    pub whole_match: bool,
+    /// Labels whose chunks matched, with counts.
+    pub labels: Vec<LabelCount>,
+    /// Versions of the labeled sets the page was judged against.
+    pub labels_version: Option<String>,
+    /// SHA-1 (hex) of the normalised content (see README).
+    pub content_sha1: Option<String>,
+    /// Extracted content (only when `output.content` is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Time spent judging the page, µs.
+    pub elapsed_us: u64,
+    pub error: Option<String>,
+}
+
+impl Verdict {
+    /// An empty verdict of kind `keep` for a page, to be filled in.
+    pub fn new(id: String, url: String, origin: Origin) -> Self {
+        Verdict {
+            id,
+            url,
+            site: None,
+            verdict: Kind::Keep,
+            reasons: Vec::new(),
+            origin,
+            status: None,
+            fetched_at: None,
+            title: None,
+            bytes: 0,
+            page_words: 0,
+            words: 0,
+            links: 0,
+            link_density: 0.0,
+            lang: None,
+            lang_confidence: None,
+            chunks: 0,
+            stop_chunks: 0,
+            short_chunks: 0,
+            matched_chunks: 0,
+            contains: None,
+            whole_match: false,
+            labels: Vec::new(),
+            labels_version: None,
+            content_sha1: None,
+            content: None,
+            elapsed_us: 0,
+            error: None,
+        }
+    }
+
+    /// Marks the verdict as an error.
+    pub fn fail(&mut self, reason: Reason, error: impl Into<String>) {
+        self.verdict = Kind::Error;
+        self.reasons.push(reason);
+        self.error = Some(error.into());
+    }
+}
