@@ -2,9 +2,12 @@
 //!
 //! The order follows what browsers do, simplified to what a crawler has:
 //! a byte-order mark wins, then the HTTP `Content-Type` charset, then a
-//! `<meta charset>` / `<meta http-equiv>` in the first 1,024 bytes (the HTML
-//! standard's prescan window), else UTF-8. Unknown labels fall through to the
-//! next source. Malformed sequences become U+FFFD; decoding never fails.
+//! `<meta charset>` / `<meta http-equiv>` in the first 4 KiB (the standard's
+//! prescan reads 1,024 bytes; real pages put the tag after long comment and
+//! script blocks — seen in Common Crawl), else UTF-8, and when undeclared
+//! bytes are not valid UTF-8, windows-1252 (the web's legacy default).
+//! Unknown labels fall through to the next source. Malformed sequences
+//! become U+FFFD; decoding never fails.
 
 use encoding_rs::{Encoding, UTF_8};
 use std::borrow::Cow;
@@ -17,13 +20,20 @@ pub struct Decoded<'a> {
     pub had_errors: bool,
 }
 
+/// How far into the body a `<meta>` charset declaration is looked for.
+pub const PRESCAN_BYTES: usize = 4096;
+
 /// Decodes `body` following BOM → HTTP charset → meta charset → UTF-8.
 pub fn decode<'a>(body: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
-    let encoding = Encoding::for_bom(body)
+    let declared = Encoding::for_bom(body)
         .map(|(enc, _)| enc)
         .or_else(|| content_type.and_then(charset_param).and_then(label))
-        .or_else(|| meta_charset(&body[..body.len().min(1024)]))
-        .unwrap_or(UTF_8);
+        .or_else(|| meta_charset(&body[..body.len().min(PRESCAN_BYTES)]));
+    let encoding = match declared {
+        Some(enc) => enc,
+        None if std::str::from_utf8(body).is_ok() => UTF_8,
+        None => encoding_rs::WINDOWS_1252,
+    };
     // `decode` sniffs the BOM again and strips it; it borrows when the input
     // is valid UTF-8 already, which is the common case.
     let (text, encoding, had_errors) = encoding.decode(body);
@@ -32,6 +42,21 @@ pub fn decode<'a>(body: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
         encoding,
         had_errors,
     }
+}
+
+/// True when the body is not text: the MIME Sniffing standard's "binary data
+/// byte" test (control bytes other than TAB, LF, FF, CR, ESC) on the first
+/// 1,024 bytes, allowing a few stray ones. UTF-16 with a BOM is text.
+pub fn looks_binary(body: &[u8]) -> bool {
+    if Encoding::for_bom(body).is_some() {
+        return false;
+    }
+    let head = &body[..body.len().min(1024)];
+    let binary = head
+        .iter()
+        .filter(|&&b| matches!(b, 0x00..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F))
+        .count();
+    binary * 100 > head.len().max(1) * 2
 }
 
 fn label(name: &str) -> Option<&'static Encoding> {
@@ -123,6 +148,13 @@ mod tests {
     }
 
     #[test]
+    fn binary_bodies_are_recognised() {
+        assert!(looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"));
+        assert!(!looks_binary("<p>ünïcödé text</p>".as_bytes()));
+        assert!(!looks_binary(b"\xff\xfe<\x00p\x00>\x00"));
+    }
+
+    #[test]
     fn bom_wins_over_everything() {
         let body = b"\xef\xbb\xbf<p>\xc3\xa9</p>";
         let d = decode(body, Some("text/html; charset=latin1"));
@@ -131,10 +163,12 @@ mod tests {
     }
 
     #[test]
-    fn unknown_label_falls_back_to_utf8_and_bad_bytes_are_replaced() {
-        let d = decode(b"<p>ok \xff</p>", Some("text/html; charset=x-no-such"));
-        assert_eq!(d.encoding, UTF_8);
-        assert!(d.had_errors);
-        assert!(d.text.contains('\u{FFFD}'));
+    fn undeclared_non_utf8_is_windows_1252() {
+        let d = decode(b"<p>caf\xe9</p>", Some("text/html; charset=x-no-such"));
+        assert_eq!(d.encoding, encoding_rs::WINDOWS_1252);
+        assert_eq!(d.text, "<p>café</p>");
+        // Declared UTF-8 with bad bytes: replacement characters, flagged.
+        let d = decode(b"<p>ok \xff</p>", Some("text/html; charset=utf-8"));
+        assert!(d.had_errors && d.text.contains('\u{FFFD}'));
     }
 }

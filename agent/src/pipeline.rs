@@ -184,8 +184,26 @@ impl Pipeline {
         })
     }
 
+    /// The hashes of a page's chunks that would be matched (not stop chunks,
+    /// at least `chunks.min_chars` long): what a labeled set built from this
+    /// page holds. Same extraction and normalisation as `process`.
+    pub fn matchable_chunks(&self, page: &Page) -> Result<Vec<chunks::Hash>, String> {
+        let (analysis, content) = self.analyse(page, None)?;
+        let chunks = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
+        let min_chars = self.settings.chunks.min_chars;
+        Ok(chunks
+            .chunks
+            .iter()
+            .filter(|c| !c.stop && c.chars >= min_chars)
+            .map(|c| c.hash)
+            .collect())
+    }
+
     fn judge(&self, page: &Page, v: &mut Verdict) {
         let s = &self.settings;
+        if crate::decode::looks_binary(&page.body) {
+            return v.fail(Reason::BinaryBody, "body is binary, not text");
+        }
         let (analysis, content) = match self.analyse(page, Some(v)) {
             Ok(done) => done,
             Err(e) => return v.fail(Reason::ParseError, e),

@@ -49,6 +49,7 @@ pub enum Reason {
     DecodeErrors,
     // Errors.
     BrokenInput,
+    BinaryBody,
     ParseError,
     InternalError,
 }
@@ -67,6 +68,7 @@ impl Reason {
             Reason::LanguageUnknown => "language_unknown",
             Reason::DecodeErrors => "decode_errors",
             Reason::BrokenInput => "broken_input",
+            Reason::BinaryBody => "binary_body",
             Reason::ParseError => "parse_error",
             Reason::InternalError => "internal_error",
         }

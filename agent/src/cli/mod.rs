@@ -1,6 +1,7 @@
 //! Command-line interface.
 
 mod bench;
+mod chunks;
 mod extract;
 mod scan;
 
@@ -77,6 +78,8 @@ enum Command {
     Scan(scan::ScanArgs),
     /// Print the main content extracted from HTML files (plain or .gz).
     Extract(extract::ExtractArgs),
+    /// Print the matchable chunk hashes of pages as a labeled-set file (`HEX LABEL` per line).
+    Chunks(chunks::ChunksArgs),
     /// Measure single-core throughput on HTML files held in memory.
     Bench(bench::BenchArgs),
 }
@@ -88,6 +91,7 @@ pub fn main() -> i32 {
         Command::Scan(args) => scan::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Chunks(args) => chunks::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Extraction quality on WCXB (dev split) with WCXB's own metric.
+
+Metric (upstream evaluate.py): tokens = re.findall(r'\\w+', text.lower());
+bag-of-words multiset overlap; per page P = overlap/|pred|, R = overlap/|ref|,
+F1 = 2PR/(P+R); empty ref and empty pred -> 1,1,1; empty pred -> 0.
+Reported: unweighted mean over pages of P, R, F1, overall and per page type.
+
+Usage: bench/eval_wcxb.py [--data DIR] [--binary PATH] [--peers]
+  --peers  also run trafilatura and resiliparse (from the venv made by
+           bench/peers-venv.sh) on the same pages and print their scores.
+"""
+import argparse, collections, gzip, json, os, re, subprocess, sys, time
+
+WORD = re.compile(r"\w+")
+
+def bow(text):
+    return collections.Counter(WORD.findall((text or "").lower()))
+
+def prf(pred, ref):
+    p, r = bow(pred), bow(ref)
+    np_, nr = sum(p.values()), sum(r.values())
+    if nr == 0 and np_ == 0:
+        return 1.0, 1.0, 1.0
+    if np_ == 0 or nr == 0:
+        return 0.0, 0.0, 0.0
+    overlap = sum((p & r).values())
+    P, R = overlap / np_, overlap / nr
+    F = 0.0 if P + R == 0 else 2 * P * R / (P + R)
+    return P, R, F
+
+def ours(binary, files):
+    t = time.perf_counter()
+    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True, check=False)
+    secs = time.perf_counter() - t
+    res = {}
+    for line in out.stdout.decode().splitlines():
+        o = json.loads(line)
+        res[o["path"]] = o["content"]
+    return res, secs
+
+def peer(name, files):
+    py = os.path.join(os.path.dirname(__file__), "..", "target", "peers-venv", "bin", "python")
+    code = r'''
+import sys, json, gzip, time
+name = sys.argv[1]
+if name == "trafilatura":
+    import trafilatura
+    f = lambda html: trafilatura.extract(html) or ""
+else:
+    from resiliparse.extract.html2text import extract_plain_text
+    f = lambda html: extract_plain_text(html, main_content=True) or ""
+res = {}; t = time.perf_counter()
+for path in sys.argv[2:]:
+    html = gzip.open(path, "rt", encoding="utf-8", errors="replace").read() if path.endswith(".gz") else open(path, encoding="utf-8", errors="replace").read()
+    try: res[path] = f(html)
+    except Exception: res[path] = ""
+print(json.dumps({"secs": time.perf_counter() - t, "res": res}))
+'''
+    out = subprocess.run([py, "-c", code, name, *files], capture_output=True, check=True)
+    o = json.loads(out.stdout)
+    return o["res"], o["secs"]
+
+def main():
+    ap = argparse.ArgumentParser()
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data", "extraction", "wcxb-dev"))
+    ap.add_argument("--binary", default=os.path.join(here, "..", "target", "release", "crawlsieve"))
+    ap.add_argument("--peers", action="store_true")
+    ap.add_argument("--worst", type=int, default=0, help="list the N worst pages")
+    a = ap.parse_args()
+    gt_dir = os.path.join(a.data, "dev", "ground-truth")
+    pages = []
+    for name in sorted(os.listdir(gt_dir)):
+        g = json.load(open(os.path.join(gt_dir, name)))
+        fid = name[:-5]
+        pages.append((os.path.join(a.data, "dev", "html", fid + ".html.gz"), g["ground_truth"].get("main_content", ""),
+                      g["_internal"]["page_type"]["primary"]))
+    files = [p for p, _, _ in pages]
+    systems = [("crawlsieve", *ours(a.binary, files))]
+    if a.peers:
+        for name in ("trafilatura", "resiliparse"):
+            systems.append((name, *peer(name, files)))
+    types = sorted({t for _, _, t in pages})
+    print(f"WCXB dev, {len(pages)} pages; mean per-page P / R / F1 (published dev F1: rs-trafilatura .859, trafilatura .791, jusText .707, Readability .675)")
+    header = f"{'system':<12} {'pages/s':>8} {'P':>6} {'R':>6} {'F1':>6}  " + "  ".join(f"{t[:10]:>10}" for t in types)
+    print(header)
+    for name, res, secs in systems:
+        scores = [(prf(res.get(path, ""), ref), t, path) for path, ref, t in pages]
+        mean = lambda xs: sum(xs) / max(1, len(xs))
+        P = mean([s[0][0] for s in scores]); R = mean([s[0][1] for s in scores]); F = mean([s[0][2] for s in scores])
+        per_type = "  ".join(f"{mean([s[0][2] for s in scores if s[1] == t]):>10.3f}" for t in types)
+        print(f"{name:<12} {len(pages)/secs:>8.0f} {P:>6.3f} {R:>6.3f} {F:>6.3f}  {per_type}")
+        if a.worst and name == "crawlsieve":
+            for (p, r, f), t, path in sorted(scores, key=lambda s: s[0][2])[:a.worst]:
+                print(f"   worst: {os.path.basename(path)} {t} P={p:.2f} R={r:.2f} F1={f:.2f}")
+    print("page types: " + ", ".join(f"{t} ({sum(1 for _,_,x in pages if x == t)})" for t in types))
+
+if __name__ == "__main__":
+    main()

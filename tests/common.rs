@@ -1,0 +1,96 @@
+//! Helpers shared by the integration tests: run the real binary, find `../shared/data`.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_crawlsieve"))
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `../shared/data` beside the repository, or `None` (tests then skip, saying so).
+pub fn shared_data() -> Option<PathBuf> {
+    let p = repo().join("..").join("shared").join("data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP: ../shared/data not found beside the repository");
+        None
+    }
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd.stdin(Stdio::null()).output().expect("run crawlsieve");
+    out
+}
+
+pub fn run_stdin(cmd: &mut Command, input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crawlsieve");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// The verdict lines of a run's stdout.
+pub fn verdicts(out: &Output) -> Vec<serde_json::Value> {
+    assert!(
+        out.status.success(),
+        "crawlsieve failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad verdict line {l}: {e}")))
+        .collect()
+}
+
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// One WARC response record (uncompressed).
+pub fn warc_response(url: &str, record_id: &str, http: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: {record_id}\r\nWARC-Date: 2026-11-22T00:00:00Z\r\nWARC-Target-URI: {url}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http);
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+pub fn http_html(body: &[u8], extra_headers: &str) -> Vec<u8> {
+    let mut h =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{extra_headers}\r\n").into_bytes();
+    h.extend_from_slice(body);
+    h
+}
+
+pub fn article(words: usize) -> String {
+    let text: Vec<String> = (0..words).map(|i| format!("word{i}")).collect();
+    format!(
+        "<html><body><h1>Title</h1><p>{}</p></body></html>",
+        text.join(" ")
+    )
+}
