@@ -16,8 +16,10 @@
 //! ASCII paragraphs take a fast path with the same result (NFKC is the
 //! identity on ASCII, and folding is ASCII lower-casing).
 
+use caseless::Caseless;
 use sha1::{Digest, Sha1};
-use unicode_normalization::UnicodeNormalization;
+use std::borrow::Cow;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// Bumped whenever the normalisation changes; labeled sets record it.
 pub const NORMALISATION_VERSION: u32 = 1;
@@ -33,9 +35,27 @@ pub fn normalise(paragraph: &str, out: &mut String) {
             paragraph.bytes().map(|b| b.to_ascii_lowercase() as char),
             out,
         );
+        return;
+    }
+    // Most text is NFKC already (the quick check says so without
+    // normalising), and most of its characters are ASCII: both shortcuts skip
+    // work without changing the result.
+    let nfkc: Cow<str> = if is_nfkc_quick(paragraph.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(paragraph)
     } else {
-        let nfkc: String = paragraph.nfkc().collect();
-        let folded = caseless::default_case_fold_str(&nfkc);
+        Cow::Owned(paragraph.nfkc().collect())
+    };
+    let mut folded = String::with_capacity(nfkc.len());
+    for c in nfkc.chars() {
+        if c.is_ascii() {
+            folded.push(c.to_ascii_lowercase());
+        } else {
+            folded.extend(std::iter::once(c).default_case_fold());
+        }
+    }
+    if is_nfkc_quick(folded.chars()) == IsNormalized::Yes {
+        collapse(folded.chars(), out);
+    } else {
         collapse(folded.nfkc(), out);
     }
 }
@@ -130,6 +150,10 @@ mod tests {
         assert_eq!(norm("Cafe\u{0301}"), norm("Café"));
         // ASCII fast path equals the general path.
         assert_eq!(norm("MiXeD Case"), "mixed case");
+        // Folding that leaves a non-NFKC string is normalised again:
+        // U+01F0 (ǰ) folds to j + U+030C, which NFKC composes back.
+        assert_eq!(norm("\u{01F0}"), "\u{01F0}");
+        assert_eq!(norm("ΣΊΣΥΦΟΣ"), "σίσυφοσ");
     }
 
     #[test]

@@ -29,14 +29,15 @@ pub fn decode<'a>(body: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
         .map(|(enc, _)| enc)
         .or_else(|| content_type.and_then(charset_param).and_then(label))
         .or_else(|| meta_charset(&body[..body.len().min(PRESCAN_BYTES)]));
-    let encoding = match declared {
-        Some(enc) => enc,
-        None if std::str::from_utf8(body).is_ok() => UTF_8,
-        None => encoding_rs::WINDOWS_1252,
-    };
     // `decode` sniffs the BOM again and strips it; it borrows when the input
     // is valid UTF-8 already, which is the common case.
-    let (text, encoding, had_errors) = encoding.decode(body);
+    let (text, encoding, had_errors) = match declared {
+        Some(enc) => enc.decode(body),
+        None => match UTF_8.decode(body) {
+            (_, _, true) => encoding_rs::WINDOWS_1252.decode(body),
+            utf8 => utf8,
+        },
+    };
     Decoded {
         text,
         encoding,

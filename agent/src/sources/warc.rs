@@ -317,7 +317,7 @@ pub fn http_page(
                 .unwrap_or("")
                 .trim()
                 .to_ascii_lowercase();
-            limits.html_content_types.iter().any(|t| *t == mime)
+            limits.html_content_types.contains(&mime)
         }
         None => looks_like_html(payload),
     };
@@ -455,12 +455,11 @@ fn skip_to_gzip_header<R: BufRead>(r: &mut Counting<R>) -> io::Result<bool> {
 
 /// Advances to the next line that starts a WARC record; false at the end.
 fn skip_to_warc_line<R: BufRead>(r: &mut Counting<R>) -> io::Result<bool> {
-    skip_to(r, b"\nWARC/").map(|found| {
-        if found {
-            r.consume(1);
-        }
-        found
-    })
+    let found = skip_to(r, b"\nWARC/")?;
+    if found {
+        r.consume(1);
+    }
+    Ok(found)
 }
 
 /// Advances to the next occurrence of `pattern` (not consuming it).

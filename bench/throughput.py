@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Single-core throughput of crawlsieve against resiliparse and trafilatura on
+the same pages, in the same run.
+
+All pages of ../shared/data/extraction (WCXB dev + trafilatura-eval: real
+pages from thousands of sites) are read into memory first by every system,
+so the figures are parse/extract speed, not disk or gzip. Bytes are the raw
+HTML bytes. One core: crawlsieve's `bench` is single-threaded; the Python
+peers run in one process.
+
+Usage: bench/throughput.py [--data DIR] [--quick]   (run bench/peers-venv.sh first,
+or let this script run it). --quick uses the first 300 pages.
+"""
+import argparse, glob, json, os, subprocess, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+
+PEER = r'''
+import sys, json, gzip, time, resource
+name, listfile = sys.argv[1], sys.argv[2]
+files = open(listfile).read().split("\n")
+pages = []
+for p in files:
+    raw = gzip.open(p).read() if p.endswith(".gz") else open(p, "rb").read()
+    pages.append((len(raw), raw.decode("utf-8", errors="replace")))
+if name == "trafilatura":
+    import trafilatura
+    f = lambda html: trafilatura.extract(html)
+else:
+    from resiliparse.extract.html2text import extract_plain_text
+    f = lambda html: extract_plain_text(html, main_content=True)
+best = float("inf")
+for _ in range(1 if name == "trafilatura" else 2):
+    t = time.perf_counter()
+    for _, html in pages:
+        try: f(html)
+        except Exception: pass
+    best = min(best, time.perf_counter() - t)
+mb = sum(n for n, _ in pages) / 1e6
+print(json.dumps({"pages": len(pages), "megabytes": mb, "seconds": best, "mb_per_s": mb / best,
+                  "pages_per_s": len(pages) / best,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+'''
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "extraction"))
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    files = sorted(glob.glob(os.path.join(a.data, "**", "*.html.gz"), recursive=True) +
+                   glob.glob(os.path.join(a.data, "**", "*.html"), recursive=True))
+    if a.quick:
+        files = files[:300]
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    subprocess.run([os.path.join(HERE, "peers-venv.sh")], check=True)
+    listfile = os.path.join(ROOT, "target", "bench-files.txt")
+    open(listfile, "w").write("\n".join(files))
+    binary = os.path.join(ROOT, "target", "release", "crawlsieve")
+    results = {}
+    for mode in ("full", "extract"):
+        out = subprocess.run([binary, "bench", "--json", "--mode", mode, "--repeat", "3", *files],
+                             capture_output=True, check=True)
+        results[f"crawlsieve {mode}"] = json.loads(out.stdout)
+    py = os.path.join(ROOT, "target", "peers-venv", "bin", "python")
+    for name in ("resiliparse", "trafilatura"):
+        out = subprocess.run([py, "-c", PEER, name, listfile], capture_output=True, check=True)
+        results[name] = json.loads(out.stdout)
+    r0 = results["crawlsieve full"]
+    print(f"{r0['pages']} pages, {r0['megabytes']:.1f} MB of HTML (../shared/data/extraction), one core, in memory")
+    print(f"{'system':<22} {'MB/s':>8} {'pages/s':>8} {'peak RSS MB':>12} {'full ÷ this':>12}")
+    for name, r in results.items():
+        print(f"{name:<22} {r['mb_per_s']:>8.1f} {r['pages_per_s']:>8.0f} {r['peak_rss_mb']:>12.0f} "
+              f"{r0['mb_per_s'] / r['mb_per_s']:>11.2f}×")
+    print("(crawlsieve full = decode, one HTML pass, plateau, filters, language, chunks, SHA-1, matching, verdict;"
+          " resiliparse = extract_plain_text(main_content=True); trafilatura = extract())")
+
+if __name__ == "__main__":
+    main()
