@@ -68,6 +68,7 @@ def main():
     ap.add_argument("--binary", default=os.path.join(here, "..", "target", "release", "crawlsieve"))
     ap.add_argument("--peers", action="store_true")
     ap.add_argument("--worst", type=int, default=0, help="list the N worst pages")
+    ap.add_argument("--dump", help="write per-page F1 of crawlsieve as JSON to this file")
     a = ap.parse_args()
     gt_dir = os.path.join(a.data, "dev", "ground-truth")
     pages = []
@@ -91,6 +92,8 @@ def main():
         P = mean([s[0][0] for s in scores]); R = mean([s[0][1] for s in scores]); F = mean([s[0][2] for s in scores])
         per_type = "  ".join(f"{mean([s[0][2] for s in scores if s[1] == t]):>10.3f}" for t in types)
         print(f"{name:<12} {len(pages)/secs:>8.0f} {P:>6.3f} {R:>6.3f} {F:>6.3f}  {per_type}")
+        if a.dump and name == "crawlsieve":
+            json.dump({os.path.basename(path): f for (_, _, f), _, path in scores}, open(a.dump, "w"))
         if a.worst and name == "crawlsieve":
             for (p, r, f), t, path in sorted(scores, key=lambda s: s[0][2])[:a.worst]:
                 print(f"   worst: {os.path.basename(path)} {t} P={p:.2f} R={r:.2f} F1={f:.2f}")

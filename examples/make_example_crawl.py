@@ -44,7 +44,7 @@ PAGES = [
     ("http://blog.example.com/garten", "text/html; charset=iso-8859-1", page("Unser Garten", GERMAN, lang="de")),
     ("http://blog.example.com/hello", "text/html", page("Hello", ["Just a short hello."])),
     ("http://blog.example.com/links", "text/html",
-     "<html><body><h1>Links</h1><p>" + " ".join(f'<a href="/l{i}">site {i}</a> and' for i in range(40)) + "</p></body></html>"),
+     "<html><body><h1>Best deals</h1><p>" + " ".join(f'cheap deals here <a href="/l{i}">offer {i}</a>' for i in range(40)) + "</p></body></html>"),
     ("http://shop.example.com/logo.png", "image/png", None),
     ("http://shop.example.com/broken", "text/html", "BROKEN-GZIP"),
 ]

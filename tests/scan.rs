@@ -137,9 +137,11 @@ fn common_crawl_excerpt_has_varied_verdicts_and_languages() {
         "warc/resiliparse-cc-2020-34/CC-MAIN-20200808165417-20200808195417-00395.excerpt.warc.gz",
     );
     let vs = verdicts(&run(bin().args(["scan", "-q"]).arg(&path)));
-    // A raw crawl slice of SEO/spam sites, all with plenty of text: kept
-    // (copy detection needs labeled sets), none an error.
-    assert!(vs.iter().all(|v| v["verdict"] == "keep"), "{vs:?}");
+    // A raw crawl slice of SEO/spam sites, nearly all with plenty of text:
+    // mostly kept (copy detection needs labeled sets), none an error.
+    assert!(vs.iter().all(|v| v["verdict"] != "error"), "{vs:?}");
+    let kept = vs.iter().filter(|v| v["verdict"] == "keep").count();
+    assert!(kept * 4 >= vs.len() * 3, "{kept} of {} kept", vs.len());
     // Legacy charsets declared late in the page are decoded (no U+FFFD).
     assert!(vs.iter().all(|v| !v["reasons"]
         .as_array()

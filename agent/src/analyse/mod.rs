@@ -13,6 +13,7 @@
 //! - text chunks carry raw character references (`&amp;`), so a text node is
 //!   buffered until it is complete and then decoded.
 
+pub mod hints;
 pub mod tags;
 pub mod text;
 
@@ -22,7 +23,10 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use tags::TagKind;
-pub use text::{Block, Segment, IN_CONTENT, IN_LINK};
+pub use text::{
+    Block, Segment, IN_ANY_BOILER, IN_ANY_GOOD, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_HEADING,
+    IN_ITEM, IN_LINK, IN_UI,
+};
 
 /// The result of the one HTML pass over a page.
 #[derive(Debug, Default)]
@@ -62,6 +66,11 @@ struct Open {
     hidden: bool,
     link: bool,
     content: bool,
+    /// `IN_*` flags this element gives the text inside it.
+    flags: u16,
+    /// `IN_BOILER` or `IN_GOOD` when the element has such a hint (boilerplate
+    /// wins when it has both), else 0.
+    hint: u16,
 }
 
 #[derive(Default)]
@@ -71,22 +80,48 @@ struct State {
     hidden: u32,
     link: u32,
     content: u32,
+    /// How many open elements give each of the 16 `IN_*` flags.
+    flag_depth: [u32; 16],
+    /// Hints (`IN_GOOD` or `IN_BOILER`) of the open hinted elements,
+    /// innermost last: the innermost one speaks for the text.
+    hints: Vec<u16>,
     in_title: bool,
     title: Option<String>,
     content_matched: bool,
     /// A text node in progress whose chunks contained `&`.
     pending: String,
     serial: u32,
+    /// Raw HTML inside `<noscript>` elements.
+    noscript: String,
 }
 
 impl State {
-    fn flags(&self) -> u8 {
-        (if self.link > 0 { text::IN_LINK } else { 0 })
-            | (if self.content > 0 {
+    fn flags(&self) -> u16 {
+        let mut flags = 0;
+        for (bit, depth) in self.flag_depth.iter().enumerate() {
+            if *depth > 0 {
+                flags |= 1 << bit;
+            }
+        }
+        flags
+            | if self.content > 0 {
                 text::IN_CONTENT
             } else {
                 0
-            })
+            }
+            | self.hints.last().copied().unwrap_or(0)
+    }
+
+    fn push(&mut self, open: Open) {
+        self.hidden += open.hidden as u32;
+        self.link += open.link as u32;
+        for bit in 0..16 {
+            self.flag_depth[bit] += (open.flags >> bit) as u32 & 1;
+        }
+        if open.hint != 0 {
+            self.hints.push(open.hint);
+        }
+        self.stack.push(open);
     }
 
     /// An explicit end tag closed the element `serial`, and with it every
@@ -117,6 +152,12 @@ impl State {
             self.hidden -= open.hidden as u32;
             self.link -= open.link as u32;
             self.content -= open.content as u32;
+            for bit in 0..16 {
+                self.flag_depth[bit] -= (open.flags >> bit) as u32 & 1;
+            }
+            if open.hint != 0 {
+                self.hints.pop();
+            }
         }
         self.in_title = false;
     }
@@ -142,6 +183,43 @@ impl State {
         }
     }
 }
+
+/// The attributes the analysis reads, in one pass over the element's
+/// attributes (lol_html's `get_attribute` allocates on every call).
+#[derive(Default)]
+struct Attrs {
+    class: Option<String>,
+    id: Option<String>,
+    role: Option<String>,
+    itemprop: Option<String>,
+    href: bool,
+    /// `hidden`, or an inline style that hides the element.
+    hidden: bool,
+    aria_hidden: bool,
+}
+
+impl Attrs {
+    fn read(el: &Element) -> Self {
+        let mut a = Attrs::default();
+        for attr in el.attributes() {
+            match attr.name().as_str() {
+                "class" => a.class = Some(attr.value()),
+                "id" => a.id = Some(attr.value()),
+                "role" => a.role = Some(attr.value()),
+                "itemprop" => a.itemprop = Some(attr.value()),
+                "href" => a.href = true,
+                "hidden" => a.hidden = true,
+                "style" => a.hidden |= tags::style_hides(&attr.value()),
+                "aria-hidden" => a.aria_hidden = attr.value().trim().eq_ignore_ascii_case("true"),
+                _ => {}
+            }
+        }
+        a
+    }
+}
+
+/// `<noscript>` HTML shorter than this is never a page's text (tracking pixels, notices).
+const NOSCRIPT_MIN_BYTES: usize = 2048;
 
 /// Analyses `html` (already decoded to UTF-8). `content_rule`, when the page's
 /// site has one, is the selector of the element that holds the content.
@@ -169,30 +247,70 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                     TagKind::Title if st.title.is_none() => st.in_title = true,
                     _ => {}
                 }
-                let link = name == "a" && el.has_attribute("href");
-                if link {
-                    st.builder.link();
-                }
                 if !el.can_have_content() {
                     return Ok(());
                 }
+                let attrs = Attrs::read(el);
+                let link = name == "a" && attrs.href;
+                if link {
+                    st.builder.link();
+                }
+                let hints = hints::hints(
+                    &name,
+                    attrs.class.as_deref(),
+                    attrs.id.as_deref(),
+                    attrs.role.as_deref(),
+                    attrs.itemprop.as_deref(),
+                );
                 let hidden = kind == TagKind::Invisible
-                    || el.has_attribute("hidden")
-                    || el
-                        .get_attribute("style")
-                        .is_some_and(|s| tags::style_hides(&s));
+                    || hints.invisible
+                    || attrs.hidden
+                    || (attrs.aria_hidden && name != "a");
+                let level = tags::heading_level(&name);
+                let mut flags = 0;
+                if link {
+                    flags |= text::IN_LINK;
+                }
+                if hints.boiler {
+                    flags |= text::IN_ANY_BOILER;
+                }
+                if hints.good {
+                    flags |= text::IN_ANY_GOOD;
+                }
+                let hint = if hints.boiler {
+                    text::IN_BOILER
+                } else if hints.good {
+                    text::IN_GOOD
+                } else {
+                    0
+                };
+                if tags::is_ui(&name) {
+                    flags |= text::IN_UI;
+                }
+                if level > 0 {
+                    flags |= text::IN_HEADING;
+                }
+                if level == 1 {
+                    flags |= text::IN_H1;
+                }
+                if matches!(
+                    implicit,
+                    tags::Implicit::Li | tags::Implicit::Cell | tags::Implicit::DtDd
+                ) {
+                    flags |= text::IN_ITEM;
+                }
                 st.serial += 1;
                 let serial = st.serial;
-                st.stack.push(Open {
+                st.push(Open {
                     kind,
                     name: implicit,
                     serial,
                     hidden,
                     link,
                     content: false,
+                    flags,
+                    hint,
                 });
-                st.hidden += hidden as u32;
-                st.link += link as u32;
                 drop(st);
                 let state = state.clone();
                 el.on_end_tag(Box::new(move |_end| {
@@ -210,6 +328,14 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                     TextType::RCData if st.in_title => {
                         let title = st.title.get_or_insert_with(String::new);
                         title.push_str(t.as_str());
+                    }
+                    TextType::RawText
+                        if st.stack.last().is_some_and(|o| o.kind == TagKind::NoScript) =>
+                    {
+                        st.noscript.push_str(t.as_str());
+                        if t.last_in_text_node() {
+                            st.noscript.push('\n');
+                        }
                     }
                     _ => {}
                 }
@@ -257,7 +383,17 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
             decoded.split_whitespace().collect::<Vec<_>>().join(" ")
         })
         .filter(|t| !t.is_empty());
+    let noscript = std::mem::take(&mut st.noscript);
     let b = st.builder;
+    // Some sites (Discourse forums, for one) serve their text to clients
+    // without JavaScript only inside <noscript>: when it holds much more text
+    // than the rest of the page, it is the page.
+    if noscript.len() >= NOSCRIPT_MIN_BYTES && noscript.len() > b.text.len() {
+        let inner = analyse(&noscript, content_rule)?;
+        if inner.words > 2 * b.words + 50 {
+            return Ok(Analysis { title, ..inner });
+        }
+    }
     Ok(Analysis {
         text: b.text,
         segments: b.segments,

@@ -12,6 +12,9 @@ pub enum TagKind {
     /// Its content is never visible (`template`); `script`, `style`, `noscript`
     /// and friends are already raw text to the parser.
     Invisible,
+    /// `noscript`: raw text to the parser, kept aside for pages that only
+    /// show their text there.
+    NoScript,
     /// Everything else: text flows through it (`span`, `a`, `b`, `em`, ...).
     Inline,
 }
@@ -30,15 +33,46 @@ pub fn classify(name: &str) -> TagKind {
         "br" => TagKind::Br,
         "title" => TagKind::Title,
         "template" => TagKind::Invisible,
+        "noscript" => TagKind::NoScript,
         _ => TagKind::Inline,
     }
 }
 
-/// True when an inline `style` attribute hides the element.
+/// Form controls: their text is never content.
+pub fn is_ui(name: &str) -> bool {
+    matches!(
+        name,
+        "select" | "option" | "optgroup" | "button" | "textarea" | "datalist"
+    )
+}
+
+/// Heading level 1..=6, or 0.
+pub fn heading_level(name: &str) -> u8 {
+    match name {
+        "h1" => 1,
+        "h2" => 2,
+        "h3" => 3,
+        "h4" => 4,
+        "h5" => 5,
+        "h6" => 6,
+        _ => 0,
+    }
+}
+
+/// True when an inline `style` attribute hides the element
+/// (`display: none` or `visibility: hidden`).
 pub fn style_hides(style: &str) -> bool {
-    let s = style.to_ascii_lowercase();
-    let compact: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    compact.contains("display:none") || compact.contains("visibility:hidden")
+    style.split(';').any(|decl| {
+        let Some((prop, value)) = decl.split_once(':') else {
+            return false;
+        };
+        let value = value.trim().trim_end_matches("!important").trim();
+        match prop.trim() {
+            p if p.eq_ignore_ascii_case("display") => value.eq_ignore_ascii_case("none"),
+            p if p.eq_ignore_ascii_case("visibility") => value.eq_ignore_ascii_case("hidden"),
+            _ => false,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -51,6 +85,7 @@ mod tests {
         assert_eq!(classify("span"), TagKind::Inline);
         assert_eq!(classify("br"), TagKind::Br);
         assert!(style_hides("color: red; DISPLAY : none"));
+        assert!(style_hides("visibility:hidden !important"));
         assert!(!style_hides("display:block"));
     }
 }

@@ -10,9 +10,25 @@
 //!   (`p`, `div`, `li`, headings, `td`, `br br`, ...), separated by `\n` in the text.
 
 /// Segment flag: the text is inside an `<a href>`.
-pub const IN_LINK: u8 = 1;
+pub const IN_LINK: u16 = 1;
 /// Segment flag: the text is inside the element the site's content-tag rule selects.
-pub const IN_CONTENT: u8 = 2;
+pub const IN_CONTENT: u16 = 2;
+/// Segment flag: an ancestor looks like boilerplate (nav, footer, share bar... see `hints`).
+pub const IN_BOILER: u16 = 4;
+/// Segment flag: an ancestor looks like the content (`article`, `main`, `post-content`...).
+pub const IN_GOOD: u16 = 8;
+/// Segment flag: form controls (`select`, `option`, `button`, `textarea`): never content.
+pub const IN_UI: u16 = 16;
+/// Segment flag: inside a heading (`h1`..`h6`).
+pub const IN_HEADING: u16 = 32;
+/// Segment flag: inside an `h1`.
+pub const IN_H1: u16 = 64;
+/// Segment flag: inside a list item or a table cell.
+pub const IN_ITEM: u16 = 128;
+/// Segment flag: some ancestor (not necessarily the innermost hinted one) looks like boilerplate.
+pub const IN_ANY_BOILER: u16 = 256;
+/// Segment flag: some ancestor (not necessarily the innermost hinted one) looks like content.
+pub const IN_ANY_GOOD: u16 = 512;
 
 /// A run of text between two tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +44,8 @@ pub struct Segment {
     pub links_before: u32,
     /// Index of the block (paragraph) this segment belongs to.
     pub block: u32,
-    /// `IN_LINK`, `IN_CONTENT`.
-    pub flags: u8,
+    /// `IN_*` flags.
+    pub flags: u16,
 }
 
 /// A paragraph: a byte range in `Analysis::text`.
@@ -105,7 +121,7 @@ impl TextBuilder {
     }
 
     /// Appends visible text (entities already decoded).
-    pub fn push_text(&mut self, s: &str, flags: u8) {
+    pub fn push_text(&mut self, s: &str, flags: u16) {
         let bytes = s.as_bytes();
         let mut i = 0;
         let mut seg_start: Option<usize> = None;

@@ -1,8 +1,28 @@
 //! Choosing the main content from the one-pass analysis.
+//!
+//! The backbone is Finn's tag plateau (BTE, `plateau.rs`): the span of the
+//! page where words are dense and tags sparse. Three known weaknesses of the
+//! plain plateau are fixed here, in linear time over the text segments:
+//!
+//! - **Weights instead of counts.** A segment scores its words, discounted
+//!   inside links, boosted under content hints (`article`, `main`,
+//!   `post-content`...), and negative under boilerplate hints (navigation,
+//!   footers, share bars... see `analyse::hints`) or in form controls; each
+//!   tag between segments costs one. Hints are weights, never rules.
+//! - **More than one block.** After the best span, the best spans to its left
+//!   and right are found the same way, recursively; those scoring at least a
+//!   fraction of the best are content too (a product page's description and
+//!   its specification table, a forum's posts).
+//! - **Boilerplate islands.** Inside the chosen spans, boilerplate-hinted
+//!   text and form controls are left out, and so are short blocks made
+//!   mostly of link text (a "related posts" list inside an article).
 
 pub mod plateau;
 
-use crate::analyse::{Analysis, IN_CONTENT, IN_LINK};
+use crate::analyse::{
+    Analysis, Segment, IN_ANY_BOILER, IN_ANY_GOOD, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK,
+    IN_UI,
+};
 
 /// The page's main content: paragraphs as byte ranges into `Analysis::text`.
 #[derive(Debug, Default, Clone)]
@@ -33,45 +53,222 @@ impl Content {
     }
 }
 
-/// The content of a page: with a content-tag rule that matched, the text
-/// inside the selected element(s); otherwise the tag plateau.
-pub fn content(analysis: &Analysis) -> Content {
-    let segments = &analysis.segments;
-    if analysis.content_tag == Some(true) {
-        return collect(
-            analysis,
-            segments
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.flags & IN_CONTENT != 0)
-                .map(|(i, _)| i),
-        );
-    }
-    match plateau::plateau(segments) {
-        Some((a, b)) => collect(analysis, a..=b),
-        None => Content::default(),
+/// The weights of the extractor.
+#[derive(Debug, Clone, Copy)]
+pub struct Weights {
+    /// A word inside a link counts this much.
+    pub link: f32,
+    /// A word under a content hint counts this much.
+    pub good: f32,
+    /// A word under a boilerplate hint counts minus this much.
+    pub boiler: f32,
+    /// A word in a form control counts minus this much.
+    pub ui: f32,
+    /// A tag between two segments costs this much.
+    pub tag: f32,
+    /// Further spans are content when they score at least this fraction of the best.
+    pub keep_fraction: f32,
+    /// ... and at least this much.
+    pub keep_min: f32,
+    /// Blocks whose link words are more than this fraction of their words...
+    pub block_link_density: f32,
+    /// ... and that have fewer words than this are left out.
+    pub block_link_words: u32,
+    /// Leave out `h1` text (the page title is not part of the content).
+    pub drop_h1: bool,
+    /// Hint rule: 0 = innermost hint wins; 1 = any content ancestor beats boilerplate;
+    /// 2 = innermost, but boilerplate under a content ancestor is only weak.
+    pub hint_rule: u8,
+    /// With rule 2: a word of weak boilerplate counts this much.
+    pub weak: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        let mut w = Weights {
+            link: 0.25,
+            good: 2.0,
+            boiler: 0.5,
+            ui: 1.0,
+            tag: 1.0,
+            keep_fraction: 0.15,
+            keep_min: 5.0,
+            block_link_density: 0.7,
+            block_link_words: 30,
+            drop_h1: false,
+            hint_rule: 0,
+            weak: 0.5,
+        };
+        if let Ok(spec) = std::env::var("XTUNE") {
+            for kv in spec.split(',') {
+                if let Some((k, v)) = kv.split_once('=') {
+                    let f: f32 = v.parse().unwrap_or(0.0);
+                    match k {
+                        "link" => w.link = f,
+                        "good" => w.good = f,
+                        "boiler" => w.boiler = f,
+                        "ui" => w.ui = f,
+                        "tag" => w.tag = f,
+                        "keep_fraction" => w.keep_fraction = f,
+                        "keep_min" => w.keep_min = f,
+                        "block_link_density" => w.block_link_density = f,
+                        "block_link_words" => w.block_link_words = f as u32,
+                        "drop_h1" => w.drop_h1 = f != 0.0,
+                        "hint_rule" => w.hint_rule = f as u8,
+                        "weak" => w.weak = f,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        w
     }
 }
 
-/// Groups the chosen segments into paragraphs (consecutive segments of one block).
-fn collect(analysis: &Analysis, chosen: impl Iterator<Item = usize>) -> Content {
+/// The content of a page: with a content-tag rule that matched, the text
+/// inside the selected element(s); otherwise the weighted plateau.
+pub fn content(analysis: &Analysis) -> Content {
+    static WEIGHTS: std::sync::LazyLock<Weights> = std::sync::LazyLock::new(Weights::default);
+    content_with(analysis, &WEIGHTS)
+}
+
+/// `content` with explicit weights.
+pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
+    let segments = &analysis.segments;
+    if analysis.content_tag == Some(true) {
+        let chosen: Vec<usize> = (0..segments.len())
+            .filter(|&i| segments[i].flags & IN_CONTENT != 0)
+            .collect();
+        return collect(analysis, &chosen);
+    }
+    let score = |i: usize| segment_score(&segments[i], w);
+    let cost = |i: usize| segments[i].tags_before as f32 * w.tag;
+    let Some(best) = plateau::best_span(0, segments.len(), score, cost) else {
+        return Content::default();
+    };
+    let mut spans = vec![(best.0, best.1)];
+    let threshold = (best.2 * w.keep_fraction).max(w.keep_min);
+    let mut todo = vec![(0, best.0), (best.1 + 1, segments.len())];
+    while let Some((lo, hi)) = todo.pop() {
+        if lo >= hi {
+            continue;
+        }
+        if let Some((a, b, s)) = plateau::best_span(lo, hi, score, cost) {
+            if s >= threshold {
+                spans.push((a, b));
+                todo.push((lo, a));
+                todo.push((b + 1, hi));
+            }
+        }
+    }
+    spans.sort_unstable();
+    let mut chosen = Vec::new();
+    let mut next_free = 0;
+    for (mut a, mut b) in spans {
+        // Paragraphs are atomic: a span that starts or ends inside one takes all of it.
+        while a > next_free && segments[a - 1].block == segments[a].block {
+            a -= 1;
+        }
+        while b + 1 < segments.len() && segments[b + 1].block == segments[b].block {
+            b += 1;
+        }
+        a = a.max(next_free);
+        next_free = b + 1;
+        for i in a..=b {
+            let f = segments[i].flags;
+            if f & IN_UI != 0 || is_boiler(f, w) || (w.drop_h1 && f & IN_H1 != 0) {
+                continue;
+            }
+            chosen.push(i);
+        }
+    }
+    drop_link_blocks(segments, &mut chosen, w);
+    collect(analysis, &chosen)
+}
+
+fn segment_score(seg: &Segment, w: &Weights) -> f32 {
+    let words = seg.words as f32;
+    let f = seg.flags;
+    if f & IN_UI != 0 {
+        return -words * w.ui;
+    }
+    if is_boiler(f, w) {
+        return -words * w.boiler;
+    }
+    let mut s = if f & IN_LINK != 0 {
+        words * w.link
+    } else {
+        words
+    };
+    if is_good(f, w) {
+        s *= w.good;
+    }
+    if w.hint_rule == 2 && f & IN_BOILER != 0 {
+        s *= w.weak;
+    }
+    s
+}
+
+fn is_boiler(f: u16, w: &Weights) -> bool {
+    match w.hint_rule {
+        0 => f & IN_BOILER != 0,
+        2 => f & IN_BOILER != 0 && f & IN_ANY_GOOD == 0,
+        _ => f & IN_ANY_BOILER != 0 && f & IN_ANY_GOOD == 0,
+    }
+}
+
+fn is_good(f: u16, w: &Weights) -> bool {
+    match w.hint_rule {
+        0 => f & IN_GOOD != 0,
+        _ => f & IN_ANY_GOOD != 0,
+    }
+}
+
+/// Leaves out short blocks made mostly of link text.
+fn drop_link_blocks(segments: &[Segment], chosen: &mut Vec<usize>, w: &Weights) {
+    let mut keep = vec![true; chosen.len()];
+    let mut start = 0;
+    while start < chosen.len() {
+        let block = segments[chosen[start]].block;
+        let mut end = start;
+        let (mut words, mut link_words) = (0u32, 0u32);
+        while end < chosen.len() && segments[chosen[end]].block == block {
+            let s = &segments[chosen[end]];
+            words += s.words;
+            if s.flags & IN_LINK != 0 {
+                link_words += s.words;
+            }
+            end += 1;
+        }
+        if words < w.block_link_words && link_words as f32 > w.block_link_density * words as f32 {
+            keep[start..end].iter_mut().for_each(|k| *k = false);
+        }
+        start = end;
+    }
+    let mut k = keep.iter();
+    chosen.retain(|_| *k.next().unwrap_or(&true));
+}
+
+/// Groups the chosen segments (in order) into paragraphs (consecutive
+/// chosen segments of one block).
+fn collect(analysis: &Analysis, chosen: &[usize]) -> Content {
     let segments = &analysis.segments;
     let mut content = Content::default();
     let mut current: Option<(u32, u32, u32)> = None; // (block, start, end)
-    let mut first = true;
-    for i in chosen {
+    let mut prev: Option<usize> = None;
+    for &i in chosen {
         let seg = &segments[i];
         content.words += seg.words;
-        // Links are counted at their first text: the first chosen segment's
-        // `links_before` lies outside unless that segment is link text itself.
-        content.links += if !first {
+        // Links are counted at their first text: `links_before` of a segment
+        // that follows another chosen one lies inside the content.
+        content.links += if prev == Some(i.wrapping_sub(1)) {
             seg.links_before
         } else if seg.flags & IN_LINK != 0 {
             seg.links_before.min(1)
         } else {
             0
         };
-        first = false;
+        prev = Some(i);
         match &mut current {
             Some((block, _, end)) if *block == seg.block => *end = seg.end,
             _ => {
@@ -93,21 +290,72 @@ mod tests {
     use super::*;
     use crate::analyse::analyse;
 
+    fn text(html: &str) -> Vec<String> {
+        let a = analyse(html, None).unwrap();
+        content(&a).paragraphs(&a).map(str::to_string).collect()
+    }
+
+    const P1: &str = "The first paragraph of the article has a good number of words in it, and they run on for a while.";
+    const P2: &str = "The second paragraph keeps going for a while too, with more words that belong to the story itself.";
+
     #[test]
     fn article_between_navigation_and_footer() {
-        let html = r#"<html><body>
+        let html = format!(
+            r#"<html><body>
           <ul class=nav><li><a href=/>Home</a></li><li><a href=/a>About</a></li><li><a href=/b>Blog</a></li></ul>
-          <div class=article><h1>A title worth reading</h1>
-          <p>The first paragraph of the article has a good number of words in it, and they run on.</p>
-          <p>The second paragraph, with <a href="/ref">one link</a>, keeps going for a while too.</p></div>
+          <div class=article><h1>A title</h1><h2>A section heading</h2>
+          <p>{P1}</p><p>{P2} With <a href="/ref">one link</a>.</p></div>
           <div class=footer><a href=/t>Terms</a> | <a href=/p>Privacy</a> | <a href=/c>Contact</a></div>
-          </body></html>"#;
-        let a = analyse(html, None).unwrap();
+          </body></html>"#
+        );
+        let a = analyse(&html, None).unwrap();
         let c = content(&a);
         let paras: Vec<_> = c.paragraphs(&a).collect();
-        assert_eq!(paras.len(), 3, "{paras:?}");
-        assert_eq!(paras[0], "A title worth reading");
-        assert!(paras[2].starts_with("The second paragraph, with one link"));
+        assert_eq!(
+            paras,
+            vec![
+                "A title",
+                "A section heading",
+                P1,
+                &format!("{P2} With one link.")
+            ]
+        );
         assert_eq!(c.links, 1);
+    }
+
+    #[test]
+    fn two_content_blocks_separated_by_boilerplate() {
+        let para = |n: usize| {
+            format!(
+                "<p>{}</p>",
+                (0..40)
+                    .map(|i| format!("w{n}x{i}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
+        let share: String = (0..12)
+            .map(|i| format!("<li><a href=/s{i}>Share {i}</a></li>"))
+            .collect();
+        let html = format!(
+            "<body><div class=post-content>{}{}</div><ul class=share-bar>{share}</ul><div class=post-content>{}{}</div></body>",
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        );
+        let got = text(&html);
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert!(got.iter().all(|p| !p.contains("Share")));
+    }
+
+    #[test]
+    fn form_controls_are_never_content() {
+        let countries: String = (0..200)
+            .map(|i| format!("<option>Country number {i}</option>"))
+            .collect();
+        let html = format!("<body><p>{P1}</p><p>{P2}</p><select>{countries}</select></body>");
+        let got = text(&html);
+        assert_eq!(got, vec![P1, P2]);
     }
 }

@@ -1,0 +1,322 @@
+//! What an element's tag, role and class/id names suggest about its text.
+//!
+//! These are weights for the extractor, not rules: a `comment` class is
+//! boilerplate on a news article and the content on a forum; the plateau
+//! decides. Names are split into tokens at every non-alphanumeric character
+//! and at lower→upper case changes (`articleBody` → `article`, `body`).
+//! Short words match whole tokens only (`ad` must not match `header`);
+//! longer ones also match inside a token (`sitefooter`).
+
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
+
+/// Hints found on one element.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    /// Navigation, footers, share bars, cookie notices, ads, related links...
+    pub boiler: bool,
+    /// `article`, `main`, `itemprop=articleBody`, `class="post-content"`...
+    pub good: bool,
+    /// Text only screen readers get (`sr-only`, `visually-hidden`): not visible.
+    pub invisible: bool,
+}
+
+const BOILER_TAGS: &[&str] = &["nav", "footer", "aside", "header", "menu"];
+const GOOD_TAGS: &[&str] = &["article", "main"];
+const BOILER_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
+    "menu",
+    "menubar",
+    "dialog",
+    "alert",
+    "toolbar",
+];
+const GOOD_ROLES: &[&str] = &["main", "article"];
+
+/// Whole-token boilerplate words.
+const BOILER_TOKENS: &[&str] = &[
+    "nav",
+    "navbar",
+    "menu",
+    "menus",
+    "ad",
+    "ads",
+    "adv",
+    "advert",
+    "adverts",
+    "banner",
+    "tags",
+    "share",
+    "social",
+    "related",
+    "cookie",
+    "cookies",
+    "footer",
+    "header",
+    "sidebar",
+    "breadcrumb",
+    "breadcrumbs",
+    "promo",
+    "sponsor",
+    "sponsored",
+    "newsletter",
+    "subscribe",
+    "signup",
+    "popup",
+    "modal",
+    "comment",
+    "comments",
+    "pagination",
+    "pager",
+    "toolbar",
+    "skip",
+    "masthead",
+    "topbar",
+    "copyright",
+    "disclaimer",
+    "byline",
+    "author",
+    "meta",
+    "dateline",
+    "consent",
+    "gdpr",
+    "recommended",
+    "recirculation",
+    "outbrain",
+    "taboola",
+    "rail",
+    "aside",
+    "login",
+    "account",
+    "cart",
+    "search",
+    "filter",
+    "filters",
+    "sort",
+    "cta",
+];
+/// Boilerplate words also matched inside a token (long enough to be unambiguous).
+const BOILER_SUBSTRINGS: &[&str] = &[
+    "navigation",
+    "navbar",
+    "sidebar",
+    "footer",
+    "breadcrumb",
+    "cookie",
+    "newsletter",
+    "subscribe",
+    "pagination",
+    "advert",
+    "sponsor",
+    "social",
+    "sharing",
+    "related",
+    "recommend",
+    "masthead",
+    "comment",
+    "promo",
+];
+/// Whole-token content words.
+const GOOD_TOKENS: &[&str] = &[
+    "content",
+    "article",
+    "post",
+    "entry",
+    "story",
+    "body",
+    "text",
+    "main",
+    "prose",
+    "markdown",
+    "richtext",
+    "rte",
+    "blog",
+    "maincontent",
+    "articlebody",
+    "postbody",
+    "entrycontent",
+    "storybody",
+    "description",
+    "answer",
+    "question",
+    "topic",
+    "message",
+    "review",
+];
+/// Whole class words that hide text from everyone but screen readers.
+const INVISIBLE_WORDS: &[&str] = &[
+    "sr-only",
+    "visually-hidden",
+    "visuallyhidden",
+    "screen-reader-text",
+    "screenreader",
+    "a11y-hidden",
+    "offscreen",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pattern {
+    BoilerToken,
+    BoilerSubstring,
+    GoodToken,
+    Invisible,
+}
+
+/// All class/id patterns in one automaton: one pass over an element's
+/// class and id finds every word, whatever the number of class names
+/// (utility-class CSS puts dozens on each element).
+struct Matcher {
+    automaton: AhoCorasick,
+    kinds: Vec<Pattern>,
+}
+
+static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
+    let mut patterns = Vec::new();
+    let mut kinds = Vec::new();
+    for (list, kind) in [
+        (BOILER_TOKENS, Pattern::BoilerToken),
+        (BOILER_SUBSTRINGS, Pattern::BoilerSubstring),
+        (GOOD_TOKENS, Pattern::GoodToken),
+        (INVISIBLE_WORDS, Pattern::Invisible),
+    ] {
+        for p in list {
+            patterns.push(*p);
+            kinds.push(kind);
+        }
+    }
+    Matcher {
+        automaton: AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(&patterns)
+            .expect("static patterns build"),
+        kinds,
+    }
+});
+
+/// Hints of an element from its (lower-case) tag name and attributes.
+///
+/// Semantic signals (the tag, an ARIA role, `itemprop`) outrank class and id
+/// names; a class/id that says both "content" and "boilerplate" (WordPress
+/// writes `post` and `tag-news` on one `<article>`) says neither.
+pub fn hints(
+    tag: &str,
+    class: Option<&str>,
+    id: Option<&str>,
+    role: Option<&str>,
+    itemprop: Option<&str>,
+) -> Hints {
+    let mut strong_boiler = BOILER_TAGS.contains(&tag);
+    let mut strong_good = GOOD_TAGS.contains(&tag);
+    if let Some(role) = role {
+        let role = role.trim().to_ascii_lowercase();
+        strong_boiler |= BOILER_ROLES.contains(&role.as_str());
+        strong_good |= GOOD_ROLES.contains(&role.as_str());
+    }
+    if let Some(prop) = itemprop {
+        let prop = prop.to_ascii_lowercase();
+        strong_good |=
+            prop.contains("articlebody") || prop == "text" || prop.contains("reviewbody");
+    }
+    let (mut boiler, mut good, mut invisible) = (false, false, false);
+    for name in [class, id].into_iter().flatten() {
+        let original = name.as_bytes();
+        let lower = name.to_ascii_lowercase();
+        for m in MATCHER.automaton.find_overlapping_iter(&lower) {
+            let (start, end) = (m.start(), m.end());
+            match MATCHER.kinds[m.pattern().as_usize()] {
+                Pattern::BoilerSubstring => boiler = true,
+                Pattern::BoilerToken if is_token(original, start, end) => boiler = true,
+                Pattern::GoodToken if is_token(original, start, end) => good = true,
+                Pattern::Invisible if is_word(original, start, end) => invisible = true,
+                _ => {}
+            }
+        }
+    }
+    let (boiler, good) = if strong_good {
+        (false, true)
+    } else if strong_boiler {
+        (true, false)
+    } else if boiler && good {
+        (false, false)
+    } else {
+        (boiler, good)
+    };
+    Hints {
+        boiler,
+        good,
+        invisible,
+    }
+}
+
+/// Whether `s[start..end]` is a whole token: bounded by a non-alphanumeric
+/// character, the string's ends, or a lower→upper case change (`articleBody`).
+fn is_token(s: &[u8], start: usize, end: usize) -> bool {
+    let boundary = |i: usize| {
+        if i == 0 || i == s.len() {
+            return true;
+        }
+        let (before, after) = (s[i - 1], s[i]);
+        !before.is_ascii_alphanumeric()
+            || !after.is_ascii_alphanumeric()
+            || (after.is_ascii_uppercase()
+                && (before.is_ascii_lowercase() || before.is_ascii_digit()))
+    };
+    boundary(start) && boundary(end)
+}
+
+/// Whether `s[start..end]` is a whole whitespace-separated word.
+fn is_word(s: &[u8], start: usize, end: usize) -> bool {
+    (start == 0 || s[start - 1].is_ascii_whitespace())
+        && (end == s.len() || s[end].is_ascii_whitespace())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_and_hints() {
+        let word = b"articleBody-post_content__Main x";
+        assert!(is_token(word, 0, 7) && is_token(word, 7, 11) && is_token(word, 12, 16));
+        assert!(is_token(word, 26, 30) && !is_token(word, 0, 4));
+        assert!(is_word(word, 31, 32) && !is_word(word, 0, 7));
+        assert!(hints("div", Some("site-footer"), None, None, None).boiler);
+        assert!(!hints("div", Some("header-image shadow"), None, None, None).good);
+        assert!(
+            !hints("div", Some("thread-read"), None, None, None).boiler,
+            "`ad` inside a word is not an ad"
+        );
+        assert!(hints("div", Some("ad-slot"), None, None, None).boiler);
+        assert!(hints("div", None, Some("articleBody"), None, None).good);
+        assert!(hints("nav", None, None, None, None).boiler);
+        assert!(hints("div", None, None, Some("Navigation"), None).boiler);
+        assert!(hints("div", None, None, None, Some("articleBody")).good);
+        assert!(hints("span", Some("sr-only"), None, None, None).invisible);
+        // Semantic tags outrank classes; a class saying both says neither.
+        let wp = hints(
+            "article",
+            Some("post-12 post type-post tag-news category-world"),
+            None,
+            None,
+            None,
+        );
+        assert!(wp.good && !wp.boiler);
+        assert!(hints("footer", Some("entry-content-footer"), None, None, None).boiler);
+        let both = hints("div", Some("post-comments"), None, None, None);
+        assert!(!both.good && !both.boiler);
+        assert!(
+            !hints(
+                "div",
+                Some("elementor-widget elementor-widget-text-editor"),
+                None,
+                None,
+                None
+            )
+            .boiler
+        );
+    }
+}
