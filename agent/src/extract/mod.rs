@@ -174,8 +174,8 @@ pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
         }
         a = a.max(next_free);
         next_free = b + 1;
-        for i in a..=b {
-            let f = segments[i].flags;
+        for (i, seg) in segments.iter().enumerate().take(b + 1).skip(a) {
+            let f = seg.flags;
             if f & IN_UI != 0 || is_boiler(f, w) || (w.drop_h1 && f & IN_H1 != 0) {
                 continue;
             }

@@ -42,6 +42,35 @@ pub fn plateau_by(
     best.map(|(_, a, b)| (a, b))
 }
 
+/// Kadane's scan with real-valued scores over `lo..hi`: the span `(a, b)`
+/// maximising `Σ score(i) for i in a..=b − Σ cost(i) for i in a+1..=b`, and
+/// that sum. `score(i)` is what segment `i` adds, `cost(i)` what joining it to
+/// the segment before costs (the tags between them).
+pub fn best_span(
+    lo: usize,
+    hi: usize,
+    score: impl Fn(usize) -> f32,
+    cost: impl Fn(usize) -> f32,
+) -> Option<(usize, usize, f32)> {
+    let mut best: Option<(usize, usize, f32)> = None;
+    let mut current = f32::NEG_INFINITY;
+    let mut start = lo;
+    for i in lo..hi {
+        let s = score(i);
+        let extended = current - cost(i) + s;
+        if current == f32::NEG_INFINITY || s >= extended {
+            current = s;
+            start = i;
+        } else {
+            current = extended;
+        }
+        if best.is_none_or(|(_, _, b)| current > b) {
+            best = Some((start, i, current));
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,33 +155,4 @@ mod tests {
     fn empty_has_no_plateau() {
         assert_eq!(plateau(&[]), None);
     }
-}
-
-/// Kadane's scan with real-valued scores over `lo..hi`: the span `(a, b)`
-/// maximising `Σ score(i) for i in a..=b − Σ cost(i) for i in a+1..=b`, and
-/// that sum. `score(i)` is what segment `i` adds, `cost(i)` what joining it to
-/// the segment before costs (the tags between them).
-pub fn best_span(
-    lo: usize,
-    hi: usize,
-    score: impl Fn(usize) -> f32,
-    cost: impl Fn(usize) -> f32,
-) -> Option<(usize, usize, f32)> {
-    let mut best: Option<(usize, usize, f32)> = None;
-    let mut current = f32::NEG_INFINITY;
-    let mut start = lo;
-    for i in lo..hi {
-        let s = score(i);
-        let extended = current - cost(i) + s;
-        if current == f32::NEG_INFINITY || s >= extended {
-            current = s;
-            start = i;
-        } else {
-            current = extended;
-        }
-        if best.is_none_or(|(_, _, b)| current > b) {
-            best = Some((start, i, current));
-        }
-    }
-    best
 }
