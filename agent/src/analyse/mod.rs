@@ -24,8 +24,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use tags::TagKind;
 pub use text::{
-    Block, Segment, IN_ANY_BOILER, IN_ANY_GOOD, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_HEADING,
-    IN_ITEM, IN_LINK, IN_UI,
+    Block, Segment, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_UI,
 };
 
 /// The result of the one HTML pass over a page.
@@ -66,12 +65,16 @@ struct Open {
     hidden: bool,
     link: bool,
     content: bool,
-    /// `IN_*` flags this element gives the text inside it.
+    /// `IN_*` flags the text inside this element gets: the element's own
+    /// (link, heading, item, form control) or'ed with its parent's, and the
+    /// innermost hint (`IN_BOILER` or `IN_GOOD`) among it and its ancestors.
+    /// Kept whole per element so the text handler reads one word, whatever
+    /// the depth.
     flags: u16,
-    /// `IN_BOILER` or `IN_GOOD` when the element has such a hint (boilerplate
-    /// wins when it has both), else 0.
-    hint: u16,
 }
+
+/// The hint bits: only the innermost hinted element speaks for the text.
+const HINT_BITS: u16 = text::IN_BOILER | text::IN_GOOD;
 
 #[derive(Default)]
 struct State {
@@ -80,11 +83,6 @@ struct State {
     hidden: u32,
     link: u32,
     content: u32,
-    /// How many open elements give each of the 16 `IN_*` flags.
-    flag_depth: [u32; 16],
-    /// Hints (`IN_GOOD` or `IN_BOILER`) of the open hinted elements,
-    /// innermost last: the innermost one speaks for the text.
-    hints: Vec<u16>,
     in_title: bool,
     title: Option<String>,
     content_matched: bool,
@@ -97,30 +95,22 @@ struct State {
 
 impl State {
     fn flags(&self) -> u16 {
-        let mut flags = 0;
-        for (bit, depth) in self.flag_depth.iter().enumerate() {
-            if *depth > 0 {
-                flags |= 1 << bit;
-            }
+        let inherited = self.stack.last().map_or(0, |o| o.flags);
+        if self.content > 0 {
+            inherited | text::IN_CONTENT
+        } else {
+            inherited
         }
-        flags
-            | if self.content > 0 {
-                text::IN_CONTENT
-            } else {
-                0
-            }
-            | self.hints.last().copied().unwrap_or(0)
     }
 
-    fn push(&mut self, open: Open) {
+    /// Opens an element whose own flags are `open.flags` and whose own hint
+    /// is `hint` (0 for none).
+    fn push(&mut self, mut open: Open, hint: u16) {
+        let parent = self.stack.last().map_or(0, |o| o.flags);
+        let hint = if hint != 0 { hint } else { parent & HINT_BITS };
+        open.flags |= (parent & !HINT_BITS) | hint;
         self.hidden += open.hidden as u32;
         self.link += open.link as u32;
-        for bit in 0..16 {
-            self.flag_depth[bit] += (open.flags >> bit) as u32 & 1;
-        }
-        if open.hint != 0 {
-            self.hints.push(open.hint);
-        }
         self.stack.push(open);
     }
 
@@ -152,12 +142,6 @@ impl State {
             self.hidden -= open.hidden as u32;
             self.link -= open.link as u32;
             self.content -= open.content as u32;
-            for bit in 0..16 {
-                self.flag_depth[bit] -= (open.flags >> bit) as u32 & 1;
-            }
-            if open.hint != 0 {
-                self.hints.pop();
-            }
         }
         self.in_title = false;
     }
@@ -271,12 +255,6 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                 if link {
                     flags |= text::IN_LINK;
                 }
-                if hints.boiler {
-                    flags |= text::IN_ANY_BOILER;
-                }
-                if hints.good {
-                    flags |= text::IN_ANY_GOOD;
-                }
                 let hint = if hints.boiler {
                     text::IN_BOILER
                 } else if hints.good {
@@ -301,16 +279,18 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                 }
                 st.serial += 1;
                 let serial = st.serial;
-                st.push(Open {
-                    kind,
-                    name: implicit,
-                    serial,
-                    hidden,
-                    link,
-                    content: false,
-                    flags,
+                st.push(
+                    Open {
+                        kind,
+                        name: implicit,
+                        serial,
+                        hidden,
+                        link,
+                        content: false,
+                        flags,
+                    },
                     hint,
-                });
+                );
                 drop(st);
                 let state = state.clone();
                 el.on_end_tag(Box::new(move |_end| {

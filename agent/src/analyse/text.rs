@@ -13,9 +13,9 @@
 pub const IN_LINK: u16 = 1;
 /// Segment flag: the text is inside the element the site's content-tag rule selects.
 pub const IN_CONTENT: u16 = 2;
-/// Segment flag: an ancestor looks like boilerplate (nav, footer, share bar... see `hints`).
+/// Segment flag: the innermost hinted ancestor looks like boilerplate (nav, footer, share bar... see `hints`).
 pub const IN_BOILER: u16 = 4;
-/// Segment flag: an ancestor looks like the content (`article`, `main`, `post-content`...).
+/// Segment flag: the innermost hinted ancestor looks like the content (`article`, `main`, `post-content`...).
 pub const IN_GOOD: u16 = 8;
 /// Segment flag: form controls (`select`, `option`, `button`, `textarea`): never content.
 pub const IN_UI: u16 = 16;
@@ -25,10 +25,6 @@ pub const IN_HEADING: u16 = 32;
 pub const IN_H1: u16 = 64;
 /// Segment flag: inside a list item or a table cell.
 pub const IN_ITEM: u16 = 128;
-/// Segment flag: some ancestor (not necessarily the innermost hinted one) looks like boilerplate.
-pub const IN_ANY_BOILER: u16 = 256;
-/// Segment flag: some ancestor (not necessarily the innermost hinted one) looks like content.
-pub const IN_ANY_GOOD: u16 = 512;
 
 /// A run of text between two tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,10 +19,7 @@
 
 pub mod plateau;
 
-use crate::analyse::{
-    Analysis, Segment, IN_ANY_BOILER, IN_ANY_GOOD, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK,
-    IN_UI,
-};
+use crate::analyse::{Analysis, Segment, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK, IN_UI};
 
 /// The page's main content: paragraphs as byte ranges into `Analysis::text`.
 #[derive(Debug, Default, Clone)]
@@ -76,16 +73,11 @@ pub struct Weights {
     pub block_link_words: u32,
     /// Leave out `h1` text (the page title is not part of the content).
     pub drop_h1: bool,
-    /// Hint rule: 0 = innermost hint wins; 1 = any content ancestor beats boilerplate;
-    /// 2 = innermost, but boilerplate under a content ancestor is only weak.
-    pub hint_rule: u8,
-    /// With rule 2: a word of weak boilerplate counts this much.
-    pub weak: f32,
 }
 
 impl Default for Weights {
     fn default() -> Self {
-        let mut w = Weights {
+        Weights {
             link: 0.25,
             good: 2.0,
             boiler: 0.5,
@@ -96,40 +88,14 @@ impl Default for Weights {
             block_link_density: 0.7,
             block_link_words: 30,
             drop_h1: false,
-            hint_rule: 0,
-            weak: 0.5,
-        };
-        if let Ok(spec) = std::env::var("XTUNE") {
-            for kv in spec.split(',') {
-                if let Some((k, v)) = kv.split_once('=') {
-                    let f: f32 = v.parse().unwrap_or(0.0);
-                    match k {
-                        "link" => w.link = f,
-                        "good" => w.good = f,
-                        "boiler" => w.boiler = f,
-                        "ui" => w.ui = f,
-                        "tag" => w.tag = f,
-                        "keep_fraction" => w.keep_fraction = f,
-                        "keep_min" => w.keep_min = f,
-                        "block_link_density" => w.block_link_density = f,
-                        "block_link_words" => w.block_link_words = f as u32,
-                        "drop_h1" => w.drop_h1 = f != 0.0,
-                        "hint_rule" => w.hint_rule = f as u8,
-                        "weak" => w.weak = f,
-                        _ => {}
-                    }
-                }
-            }
         }
-        w
     }
 }
 
 /// The content of a page: with a content-tag rule that matched, the text
 /// inside the selected element(s); otherwise the weighted plateau.
 pub fn content(analysis: &Analysis) -> Content {
-    static WEIGHTS: std::sync::LazyLock<Weights> = std::sync::LazyLock::new(Weights::default);
-    content_with(analysis, &WEIGHTS)
+    content_with(analysis, &Weights::default())
 }
 
 /// `content` with explicit weights.
@@ -176,7 +142,7 @@ pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
         next_free = b + 1;
         for (i, seg) in segments.iter().enumerate().take(b + 1).skip(a) {
             let f = seg.flags;
-            if f & IN_UI != 0 || is_boiler(f, w) || (w.drop_h1 && f & IN_H1 != 0) {
+            if f & IN_UI != 0 || is_boiler(f) || (w.drop_h1 && f & IN_H1 != 0) {
                 continue;
             }
             chosen.push(i);
@@ -192,7 +158,7 @@ fn segment_score(seg: &Segment, w: &Weights) -> f32 {
     if f & IN_UI != 0 {
         return -words * w.ui;
     }
-    if is_boiler(f, w) {
+    if is_boiler(f) {
         return -words * w.boiler;
     }
     let mut s = if f & IN_LINK != 0 {
@@ -200,28 +166,20 @@ fn segment_score(seg: &Segment, w: &Weights) -> f32 {
     } else {
         words
     };
-    if is_good(f, w) {
+    if is_good(f) {
         s *= w.good;
-    }
-    if w.hint_rule == 2 && f & IN_BOILER != 0 {
-        s *= w.weak;
     }
     s
 }
 
-fn is_boiler(f: u16, w: &Weights) -> bool {
-    match w.hint_rule {
-        0 => f & IN_BOILER != 0,
-        2 => f & IN_BOILER != 0 && f & IN_ANY_GOOD == 0,
-        _ => f & IN_ANY_BOILER != 0 && f & IN_ANY_GOOD == 0,
-    }
+/// The innermost hint decides: boilerplate inside an article is boilerplate,
+/// an article inside a page-builder "widget" is content.
+fn is_boiler(f: u16) -> bool {
+    f & IN_BOILER != 0
 }
 
-fn is_good(f: u16, w: &Weights) -> bool {
-    match w.hint_rule {
-        0 => f & IN_GOOD != 0,
-        _ => f & IN_ANY_GOOD != 0,
-    }
+fn is_good(f: u16) -> bool {
+    f & IN_GOOD != 0
 }
 
 /// Leaves out short blocks made mostly of link text.
