@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// Bumped whenever the normalisation changes; labeled sets record it.
-pub const NORMALISATION_VERSION: u32 = 1;
+pub const NORMALISATION_VERSION: u8 = 1;
 
 /// A SHA-1 digest.
 pub type Hash = [u8; 20];

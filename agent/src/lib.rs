@@ -19,6 +19,7 @@ pub mod analyse;
 pub mod chunks;
 pub mod decode;
 pub mod extract;
+pub mod hub;
 pub mod labels;
 pub mod language;
 pub mod page;

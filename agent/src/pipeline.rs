@@ -10,7 +10,7 @@ use crate::analyse::{self, Analysis};
 use crate::chunks::{self, Chunks};
 use crate::decode::decode;
 use crate::extract::{self, Content};
-use crate::labels::LabeledSets;
+use crate::labels::{LabeledSets, LabelsHandle};
 use crate::language;
 use crate::page::{Broken, Input, Page};
 use crate::settings::{Settings, UnknownLanguage};
@@ -19,7 +19,6 @@ use crate::stopchunks::StopChunks;
 use crate::verdict::{Kind, LabelCount, Reason, Verdict};
 use lol_html::Selector;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// A per-site content-tag rule, compiled.
@@ -28,12 +27,22 @@ struct CompiledRule {
     selector: Selector,
 }
 
-/// Everything needed to judge pages: settings, stop chunks, site rules, labeled sets.
+/// Everything needed to judge pages: settings, stop chunks, site rules, and
+/// a handle to the current labeled sets (swapped while pages flow).
 pub struct Pipeline {
     settings: Settings,
     stop: StopChunks,
     rules: Vec<CompiledRule>,
-    labels: Arc<LabeledSets>,
+    labels: LabelsHandle,
+}
+
+/// What a labeled set built from a document holds.
+#[derive(Debug, Clone, Default)]
+pub struct Matchable {
+    /// Chunks that are matched (not stop chunks, long enough), in page order.
+    pub chunks: Vec<chunks::Hash>,
+    /// The whole-content hash (`None` when there is no content).
+    pub whole: Option<chunks::Hash>,
 }
 
 /// The extracted content of a page, for `crawlsieve extract` and embedders.
@@ -48,12 +57,14 @@ pub struct Extracted {
 impl Pipeline {
     /// Builds a pipeline; the labeled sets named in `settings.labels.files` are loaded.
     pub fn new(settings: Settings) -> anyhow::Result<Self> {
-        let labels = LabeledSets::load(&settings.labels.files)?;
-        Self::with_labels(settings, Arc::new(labels))
+        let public = settings.labels.public_key()?;
+        let labels = LabeledSets::load(&settings.labels.files, public.as_ref())?;
+        Self::with_labels(settings, LabelsHandle::new(labels))
     }
 
-    /// Builds a pipeline that judges against the given labeled sets.
-    pub fn with_labels(settings: Settings, labels: Arc<LabeledSets>) -> anyhow::Result<Self> {
+    /// Builds a pipeline that judges against the sets behind `labels`
+    /// (whoever holds the handle can swap them while pages flow).
+    pub fn with_labels(settings: Settings, labels: LabelsHandle) -> anyhow::Result<Self> {
         let stop = StopChunks::from_list(&settings.stopchunk_list()?, settings.stopchunks.fp_rate)
             .map_err(|e| anyhow::anyhow!("stop chunks: {e}"))?;
         let mut rules = Vec::new();
@@ -83,8 +94,8 @@ impl Pipeline {
         &self.settings
     }
 
-    /// The labeled sets pages are judged against.
-    pub fn labels(&self) -> &LabeledSets {
+    /// The handle to the labeled sets pages are judged against.
+    pub fn labels(&self) -> &LabelsHandle {
         &self.labels
     }
 
@@ -108,13 +119,15 @@ impl Pipeline {
         v.status = page.status;
         v.fetched_at = page.fetched_at.as_ref().map(|s| s.to_string());
         v.bytes = page.body.len() as u64;
-        v.labels_version = self.labels.version().map(str::to_string);
+        // One snapshot for the whole page: a swap mid-page cannot mix versions.
+        let labels = self.labels.load();
+        v.labels_version = labels.version();
         if page.truncated {
             v.reasons.push(Reason::Truncated);
         }
         let judged = catch_unwind(AssertUnwindSafe(|| {
             let mut v = v.clone();
-            self.judge(page, &mut v);
+            self.judge(page, &labels, &mut v);
             v
         }));
         let mut v = match judged {
@@ -144,7 +157,7 @@ impl Pipeline {
         };
         let mut v = Verdict::new(id, url, broken.origin.clone());
         v.site = broken.url.as_deref().and_then(site::registered_domain);
-        v.labels_version = self.labels.version().map(str::to_string);
+        v.labels_version = self.labels.load().version();
         v.fail(Reason::BrokenInput, broken.reason.clone());
         v
     }
@@ -185,21 +198,46 @@ impl Pipeline {
     }
 
     /// The hashes of a page's chunks that would be matched (not stop chunks,
-    /// at least `chunks.min_chars` long): what a labeled set built from this
-    /// page holds. Same extraction and normalisation as `process`.
-    pub fn matchable_chunks(&self, page: &Page) -> Result<Vec<chunks::Hash>, String> {
+    /// at least `chunks.min_chars` long) and its whole-content hash: what a
+    /// labeled set built from this page holds. Same extraction and
+    /// normalisation as `process`.
+    pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, String> {
         let (analysis, content) = self.analyse(page, None)?;
-        let chunks = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
-        let min_chars = self.settings.chunks.min_chars;
-        Ok(chunks
-            .chunks
-            .iter()
-            .filter(|c| !c.stop && c.chars >= min_chars)
-            .map(|c| c.hash)
-            .collect())
+        Ok(
+            self.matchable(chunks::chunk(content.paragraphs(&analysis), |h| {
+                self.stop.contains(h)
+            })),
+        )
     }
 
-    fn judge(&self, page: &Page, v: &mut Verdict) {
+    /// As `matchable_chunks`, for plain text: paragraphs are separated by blank lines.
+    pub fn matchable_text(&self, text: &str) -> Matchable {
+        let paragraphs = text
+            .split("\n\n")
+            .flat_map(|p| p.split("\r\n\r\n"))
+            .filter(|p| !p.trim().is_empty());
+        self.matchable(chunks::chunk(paragraphs, |h| self.stop.contains(h)))
+    }
+
+    fn matchable(&self, found: Chunks) -> Matchable {
+        let min_chars = self.settings.chunks.min_chars;
+        Matchable {
+            chunks: found
+                .chunks
+                .iter()
+                .filter(|c| !c.stop && c.chars >= min_chars)
+                .map(|c| c.hash)
+                .collect(),
+            whole: (!found.chunks.is_empty()).then_some(found.whole),
+        }
+    }
+
+    /// Whether `hash` is a stop chunk.
+    pub fn is_stop_chunk(&self, hash: &chunks::Hash) -> bool {
+        self.stop.contains(hash)
+    }
+
+    fn judge(&self, page: &Page, labels: &LabeledSets, v: &mut Verdict) {
         let s = &self.settings;
         if crate::decode::looks_binary(&page.body) {
             return v.fail(Reason::BinaryBody, "body is binary, not text");
@@ -254,18 +292,18 @@ impl Pipeline {
         }
 
         let chunks = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
-        self.match_labels(&chunks, v);
+        self.match_labels(labels, &chunks, v);
         if s.output.content {
             v.content = Some(content.text(&analysis));
         }
     }
 
     /// contains(L, f) over the eligible chunks, and the whole-content match.
-    fn match_labels(&self, chunks: &Chunks, v: &mut Verdict) {
+    fn match_labels(&self, sets: &LabeledSets, chunks: &Chunks, v: &mut Verdict) {
         let min_chars = self.settings.chunks.min_chars;
-        let labels = self.labels.labels();
-        let mut per_label = vec![0u32; labels.len()];
-        let mut eligible = 0u32;
+        let mut per_label = [0u32; crate::labels::MAX_SETS];
+        // The eligible chunks and the whole content, looked up in one batch.
+        let mut keys = Vec::with_capacity(chunks.chunks.len() + 1);
         for chunk in &chunks.chunks {
             v.chunks += 1;
             if chunk.stop {
@@ -273,26 +311,32 @@ impl Pipeline {
             } else if chunk.chars < min_chars {
                 v.short_chunks += 1;
             } else {
-                eligible += 1;
-                let mask = self.labels.lookup(&chunk.hash);
-                if mask != 0 {
-                    v.matched_chunks += 1;
-                    for (bit, count) in per_label.iter_mut().enumerate() {
-                        *count += (mask >> bit) & 1;
-                    }
+                keys.push(crate::labels::key(&chunk.hash));
+            }
+        }
+        let eligible = keys.len() as u32;
+        keys.push(crate::labels::key(&chunks.whole));
+        let mut masks = Vec::new();
+        sets.lookup_many(&keys, &mut masks);
+        let whole = masks.pop().unwrap_or(0);
+        for &mask in &masks {
+            if mask != 0 {
+                v.matched_chunks += 1;
+                for (bit, count) in per_label.iter_mut().enumerate() {
+                    *count += (mask >> bit) & 1;
                 }
             }
         }
         v.content_sha1 = Some(chunks::to_hex(&chunks.whole));
-        let whole = self.labels.lookup(&chunks.whole);
         v.whole_match = whole != 0;
         v.contains = (eligible > 0).then(|| v.matched_chunks as f64 / eligible as f64);
-        v.labels = labels
+        v.labels = sets
+            .sets()
             .iter()
             .zip(&per_label)
             .filter(|(_, &n)| n > 0)
-            .map(|(label, &n)| LabelCount {
-                label: label.clone(),
+            .map(|(set, &n)| LabelCount {
+                label: set.name.clone(),
                 chunks: n,
             })
             .collect();
@@ -472,12 +516,12 @@ mod tests {
         let page = article(&[EN, "A short paragraph of about ten words sits here.", DE]);
         let hashes = p
             .matchable_chunks(&Page::new("http://a.example/", page.as_bytes()))
-            .unwrap();
+            .unwrap()
+            .chunks;
         assert_eq!(hashes.len(), 2, "the short paragraph is not matchable");
         // Label only the English paragraph: contains = 1/2, at the default threshold 0.5.
-        let mut sets = LabeledSets::empty();
-        sets.add_text(&chunks::to_hex(&hashes[0]), "wiki").unwrap();
-        let p = Pipeline::with_labels(Settings::defaults(), Arc::new(sets)).unwrap();
+        let sets = LabeledSets::from_text(&chunks::to_hex(&hashes[0]), "wiki").unwrap();
+        let p = Pipeline::with_labels(Settings::defaults(), LabelsHandle::new(sets)).unwrap();
         let v = judge(&p, "http://copy.example/", &page);
         assert_eq!(v.contains, Some(0.5));
         assert_eq!(
@@ -509,13 +553,12 @@ mod tests {
             "http://a.example/",
             page,
         );
-        let mut sets = LabeledSets::empty();
-        sets.add_text(
+        let sets = LabeledSets::from_text(
             v.content_sha1.as_deref().unwrap_or_else(|| panic!("{v:?}")),
             "files",
         )
         .unwrap();
-        let p = Pipeline::with_labels(s, Arc::new(sets)).unwrap();
+        let p = Pipeline::with_labels(s, LabelsHandle::new(sets)).unwrap();
         let v = judge(&p, "http://b.example/", page);
         assert!(v.whole_match);
         assert_eq!(

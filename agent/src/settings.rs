@@ -85,9 +85,69 @@ pub struct StopChunkSettings {
 #[serde(deny_unknown_fields)]
 pub struct LabelSettings {
     pub flag_threshold: f64,
-    /// Labeled-set files to load.
+    /// Labeled-set files to load: signed binary files or hex text lists.
     #[serde(default)]
     pub files: Vec<PathBuf>,
+    /// The hub's ed25519 public key, 64 hex digits (signed files and hub updates are checked with it).
+    #[serde(default)]
+    pub public_key: Option<String>,
+    /// ... or a file holding it.
+    #[serde(default)]
+    pub public_key_file: Option<PathBuf>,
+    /// Follow labeled sets published by a hub.
+    #[serde(default)]
+    pub hub: Option<HubFollowSettings>,
+}
+
+impl LabelSettings {
+    /// The configured public key, if any.
+    pub fn public_key(&self) -> anyhow::Result<Option<ed25519_dalek::VerifyingKey>> {
+        use crate::labels::keys;
+        match (&self.public_key, &self.public_key_file) {
+            (Some(_), Some(_)) => {
+                bail!("configuration: keys `labels.public_key` and `labels.public_key_file`: set one, not both")
+            }
+            (Some(hex), None) => keys::parse_public(hex)
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("configuration: key `labels.public_key`: {e}")),
+            (None, Some(path)) => keys::read_public(path)
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("configuration: key `labels.public_key_file`: {e}")),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+/// `[labels.hub]`: where an agent follows labeled-set versions from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HubFollowSettings {
+    /// The hub's base URL, e.g. `http://127.0.0.1:7600`.
+    pub url: String,
+    /// Names of the sets to follow.
+    pub sets: Vec<String>,
+    /// A file holding the bearer token, when the hub protects reads
+    /// (else the `CRAWLSIEVE_HUB_READ_TOKEN` environment variable, if set).
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
+    /// Where the current version of each set is kept (deltas apply to it;
+    /// a restart starts from it). Default: `crawlsieve-labels` in the temp directory.
+    #[serde(default)]
+    pub cache_dir: Option<PathBuf>,
+    /// How long one long-poll for a new version waits, in seconds.
+    #[serde(default = "default_wait")]
+    pub wait_seconds: u64,
+    /// How long start-up waits for the first version of every set, in seconds.
+    #[serde(default = "default_start_timeout")]
+    pub start_timeout_seconds: u64,
+}
+
+fn default_wait() -> u64 {
+    30
+}
+
+fn default_start_timeout() -> u64 {
+    30
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -221,6 +281,29 @@ impl Settings {
             "labels.flag_threshold",
             "must be in (0, 1]",
         )?;
+        let public = self.labels.public_key()?;
+        if let Some(hub) = &self.labels.hub {
+            check(
+                hub.url.starts_with("http://") || hub.url.starts_with("https://"),
+                "labels.hub.url",
+                "must be an http:// or https:// URL",
+            )?;
+            check(
+                !hub.sets.is_empty(),
+                "labels.hub.sets",
+                "name at least one set",
+            )?;
+            check(
+                public.is_some(),
+                "labels.hub",
+                "following a hub needs `labels.public_key` or `labels.public_key_file` (updates are verified)",
+            )?;
+            check(
+                (1..=300).contains(&hub.wait_seconds),
+                "labels.hub.wait_seconds",
+                "must be in 1..=300",
+            )?;
+        }
         Ok(())
     }
 

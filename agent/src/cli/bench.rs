@@ -132,7 +132,7 @@ fn load(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 
 /// A resident-memory figure of /proc/self/status (`VmRSS:` now, `VmHWM:`
 /// peak), in MB; Linux only, 0 elsewhere.
-fn rss_mb(field: &str) -> f64 {
+pub(crate) fn rss_mb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -43,7 +43,7 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
                         .is_none_or(|p| page.url.starts_with(p.as_str()))
                     {
                         if let Ok(found) = pipeline.matchable_chunks(&page) {
-                            hashes.extend(found);
+                            hashes.extend(found.chunks);
                         }
                     }
                 }

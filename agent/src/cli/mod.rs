@@ -3,6 +3,8 @@
 mod bench;
 mod chunks;
 mod extract;
+mod hub;
+mod labels;
 mod scan;
 
 use clap::{Parser, Subcommand};
@@ -82,6 +84,11 @@ enum Command {
     Chunks(chunks::ChunksArgs),
     /// Measure single-core throughput on HTML files held in memory.
     Bench(bench::BenchArgs),
+    /// Labeled sets: keygen, build (informed discovery), count / merge / discover (blind discovery), publish, inspect, bench.
+    #[command(subcommand)]
+    Labels(labels::LabelsCommand),
+    /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
+    Hub(hub::HubArgs),
 }
 
 pub fn main() -> i32 {
@@ -92,6 +99,8 @@ pub fn main() -> i32 {
         Command::Extract(args) => extract::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Chunks(args) => chunks::run(args),
+        Command::Labels(cmd) => labels::run(cmd),
+        Command::Hub(args) => hub::run(args),
     };
     match result {
         Ok(code) => code,

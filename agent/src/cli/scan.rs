@@ -56,7 +56,18 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     let limits = Limits::from_settings(&settings);
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();
+    let hub = settings.labels.hub.clone();
+    let public = settings.labels.public_key()?;
     let pipeline = Arc::new(Pipeline::new(settings)?);
+    // Sets followed from a hub: the first version is in place before any page.
+    let follower = match (hub, public) {
+        (Some(hub), Some(public)) => Some(crawlsieve::labels::follow::start(
+            &hub,
+            public,
+            pipeline.labels().clone(),
+        )?),
+        _ => None,
+    };
 
     // Open every input first: a missing file is a mistake to report before any work.
     let mut inputs = Vec::new();
@@ -93,6 +104,16 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     bar.finish_and_clear();
     if !args.quiet {
         eprint!("{summary}");
+        if let Some(f) = &follower {
+            use std::sync::atomic::Ordering::Relaxed;
+            eprintln!(
+                "labeled sets from the hub: {} versions swapped in ({} by delta), {} refused, {} failed requests",
+                f.stats.updates.load(Relaxed),
+                f.stats.deltas.load(Relaxed),
+                f.stats.refused.load(Relaxed),
+                f.stats.fetch_errors.load(Relaxed)
+            );
+        }
     }
     if let Some(path) = &args.summary_json {
         std::fs::write(path, serde_json::to_string_pretty(&summary)?)?;

@@ -1,0 +1,84 @@
+//! `crawlsieve hub`: serve labeled sets to agents.
+
+use crawlsieve::hub::{self, HubConfig};
+use crawlsieve::labels::keys;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct HubArgs {
+    /// Address to listen on (loopback by default; put a TLS proxy in front for remote agents).
+    #[arg(long, default_value = "127.0.0.1:7600")]
+    listen: SocketAddr,
+    /// Directory holding every version of every set.
+    #[arg(long)]
+    store: PathBuf,
+    /// The hub's private key file (see `crawlsieve labels keygen`).
+    #[arg(long)]
+    key: PathBuf,
+    /// File holding the publish token (else CRAWLSIEVE_HUB_TOKEN).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// File holding a token agents must send to read (else CRAWLSIEVE_HUB_READ_TOKEN; unset: reads are open).
+    #[arg(long)]
+    read_token_file: Option<PathBuf>,
+    /// Largest accepted upload, in MB.
+    #[arg(long, default_value_t = 4096)]
+    max_upload_mb: usize,
+}
+
+fn secret(file: &Option<PathBuf>, env: &str) -> anyhow::Result<Option<String>> {
+    match file {
+        Some(p) => Ok(Some(keys::read_secret(p)?)),
+        None => Ok(std::env::var(env).ok().filter(|t| !t.trim().is_empty())),
+    }
+}
+
+pub fn run(a: HubArgs) -> anyhow::Result<i32> {
+    let key = keys::read_signing(&a.key)?;
+    let publish_token = secret(&a.token_file, "CRAWLSIEVE_HUB_TOKEN")?.ok_or_else(|| {
+        anyhow::anyhow!("the hub needs a publish token: --token-file or CRAWLSIEVE_HUB_TOKEN")
+    })?;
+    let read_token = secret(&a.read_token_file, "CRAWLSIEVE_HUB_READ_TOKEN")?;
+    let config = HubConfig {
+        listen: a.listen,
+        store: a.store,
+        key,
+        publish_token,
+        read_token,
+        max_upload_bytes: a.max_upload_mb << 20,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(hub::serve(
+        config,
+        |addr| eprintln!("hub listening on http://{addr}"),
+        shutdown_signal(),
+    ))?;
+    Ok(0)
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("hub shutting down");
+}

@@ -1,0 +1,440 @@
+//! `crawlsieve labels ...`: make, inspect, publish and measure labeled sets.
+
+use super::ConfigArgs;
+use crawlsieve::labels::{build, compact::CompactSet, count, file, keys};
+use crawlsieve::sources::Limits;
+use crawlsieve::Pipeline;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Subcommand)]
+pub enum LabelsCommand {
+    /// Make an ed25519 key pair: KEY (private, mode 0600) and KEY.pub.
+    Keygen {
+        #[arg(long, short = 'o')]
+        output: PathBuf,
+    },
+    /// Informed discovery: label every chunk of an expert corpus (WARC, HTML, JSONL, .txt).
+    Build(BuildArgs),
+    /// Blind discovery, step 1: count chunk occurrences of a corpus (bounded memory).
+    Count(CountArgs),
+    /// Blind discovery, step 2: add count files from many machines.
+    Merge {
+        #[arg(long, short = 'o')]
+        output: PathBuf,
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
+    /// Blind discovery, step 3: keep chunks seen more than a threshold, minus stop chunks.
+    Discover(DiscoverArgs),
+    /// Publish a labeled-set file or hex list to a hub as the set's next version.
+    Publish(PublishArgs),
+    /// Print a labeled-set file's header (and verify it with a public key).
+    Inspect {
+        /// Public key file to verify the signature with.
+        #[arg(long)]
+        public_key_file: Option<PathBuf>,
+        file: PathBuf,
+    },
+    /// Measure the in-memory set: bytes per entry, lookups/s, load time, false matches.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// The set's name (e.g. `wikipedia`).
+    #[arg(long)]
+    name: String,
+    /// Private key file to sign with.
+    #[arg(long)]
+    key: PathBuf,
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// The set's version number.
+    #[arg(long, default_value_t = 1)]
+    version: u64,
+    /// Leave out whole-content hashes (by default a page copied whole matches too).
+    #[arg(long)]
+    no_whole: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j')]
+    workers: Option<usize>,
+    #[arg(required = true)]
+    inputs: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct CountArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Memory for occurrences before a sorted run is spilled to disk, in MB.
+    #[arg(long, default_value_t = 512)]
+    memory_mb: usize,
+    /// Where runs are spilled (default: beside the output).
+    #[arg(long)]
+    spill_dir: Option<PathBuf>,
+    #[arg(long, short = 'j')]
+    workers: Option<usize>,
+    #[arg(required = true)]
+    inputs: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct DiscoverArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Keep chunks seen more than this many times (the paper: 10^3 files, 10^5 chunks on Common Crawl).
+    #[arg(long)]
+    threshold: u64,
+    #[arg(long)]
+    name: String,
+    #[arg(long)]
+    key: PathBuf,
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    #[arg(long, default_value_t = 1)]
+    version: u64,
+    /// Also write stop-chunk candidates (frequent chunks seen on at least --stop-min-sites sites) here, for review.
+    #[arg(long)]
+    propose_stop: Option<PathBuf>,
+    #[arg(long, default_value_t = 100)]
+    stop_min_sites: u64,
+    counts: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct PublishArgs {
+    /// The hub's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:7600")]
+    hub: String,
+    #[arg(long)]
+    name: String,
+    /// File holding the publish token (else CRAWLSIEVE_HUB_TOKEN).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    file: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Entries in the set.
+    #[arg(long, default_value_t = 100_000_000)]
+    entries: usize,
+    /// Lookups to time (half members, half not).
+    #[arg(long, default_value_t = 50_000_000)]
+    lookups: usize,
+    /// Where the signed file is written for the load-time measurement.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
+    match cmd {
+        LabelsCommand::Keygen { output } => {
+            let public = keys::generate(&output)?;
+            eprintln!(
+                "private key: {}\npublic key:  {} ({})",
+                output.display(),
+                keys::public_path(&output).display(),
+                hex::encode(public.as_bytes())
+            );
+            Ok(0)
+        }
+        LabelsCommand::Build(a) => build_set(a),
+        LabelsCommand::Count(a) => count_corpus(a),
+        LabelsCommand::Merge { output, inputs } => {
+            let n = count::merge(&inputs, &output)?;
+            eprintln!("{n} distinct chunks in {}", output.display());
+            Ok(0)
+        }
+        LabelsCommand::Discover(a) => discover(a),
+        LabelsCommand::Publish(a) => publish(a),
+        LabelsCommand::Inspect {
+            public_key_file,
+            file: path,
+        } => {
+            let bytes =
+                std::fs::read(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            let parsed = file::SetFile::parse(&bytes)?;
+            println!("{}", serde_json::to_string_pretty(&parsed.header)?);
+            if let Some(k) = public_key_file {
+                parsed.verify(&keys::read_public(&k)?)?;
+                eprintln!("signature: good");
+            }
+            Ok(0)
+        }
+        LabelsCommand::Bench(a) => bench(a),
+    }
+}
+
+fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
+    let key = keys::read_signing(&a.key)?;
+    let settings = a.config.load(&[])?;
+    let limits = Limits::from_settings(&settings);
+    let workers = super::workers(a.workers.unwrap_or(settings.workers));
+    let min_chars = settings.chunks.min_chars;
+    let pipeline = Pipeline::new(settings)?;
+    let started = Instant::now();
+    let (keys, stats) = build::corpus_keys(&pipeline, &a.inputs, &limits, workers, !a.no_whole)?;
+    let header = file::Header::new(&a.name, a.version, keys.len() as u64, min_chars);
+    let bytes = file::encode(&header, &keys, &key);
+    std::fs::write(&a.output, &bytes)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.output.display()))?;
+    eprintln!(
+        "{} documents ({} failed), {} keys -> {} ({} bytes) in {:.1} s",
+        stats.documents,
+        stats.failed,
+        keys.len(),
+        a.output.display(),
+        bytes.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(0)
+}
+
+fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
+    let settings = a.config.load(&[])?;
+    let limits = Limits::from_settings(&settings);
+    let workers = super::workers(a.workers.unwrap_or(settings.workers));
+    let min_chars = settings.chunks.min_chars;
+    let pipeline = Pipeline::new(settings)?;
+    let spill = a.spill_dir.clone().unwrap_or_else(|| {
+        a.output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("."))
+    });
+    let mut counter = count::Counter::new(&spill, a.memory_mb << 20)?;
+    let mut error = None;
+    let mut failed = 0u64;
+    let stats = build::walk(
+        &pipeline,
+        &a.inputs,
+        &limits,
+        workers,
+        |p, doc| (count::Counter::site_key(&doc.site()), doc.matchable(p)),
+        |(site, m)| match m {
+            Ok(m) => {
+                for h in m.chunks {
+                    if let Err(e) = counter.add(h, site) {
+                        error.get_or_insert(e);
+                    }
+                }
+            }
+            Err(_) => failed += 1,
+        },
+    )?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let occurrences = counter.occurrences;
+    let runs = counter.runs();
+    let distinct = counter.finish(&a.output, min_chars)?;
+    eprintln!(
+        "{} documents ({failed} failed), {occurrences} chunk occurrences, {distinct} distinct, {} spilled runs -> {}",
+        stats.documents,
+        runs.max(1),
+        a.output.display()
+    );
+    Ok(0)
+}
+
+fn discover(a: DiscoverArgs) -> anyhow::Result<i32> {
+    let key = keys::read_signing(&a.key)?;
+    let pipeline = Pipeline::new(a.config.load(&[])?)?;
+    let found = count::discover(
+        &a.counts,
+        a.threshold,
+        a.propose_stop.as_ref().map(|_| a.stop_min_sites),
+        |h| pipeline.is_stop_chunk(h),
+    )?;
+    let header = file::Header::new(&a.name, a.version, found.keys.len() as u64, found.min_chars);
+    std::fs::write(&a.output, file::encode(&header, &found.keys, &key))?;
+    if let Some(path) = &a.propose_stop {
+        let mut text = String::from(
+            "# stop-chunk candidates: SHA-1, occurrences, distinct sites. Review, then add their text to rules/stopchunks.txt.\n",
+        );
+        for c in &found.stop_candidates {
+            text.push_str(&format!(
+                "{} {} {}\n",
+                crawlsieve::chunks::to_hex(&c.hash),
+                c.count,
+                c.sites
+            ));
+        }
+        std::fs::write(path, text)?;
+    }
+    eprintln!(
+        "{} chunks read, {} over {} (stop chunks left out: {}), {} stop-chunk candidates -> {}",
+        found.chunks_read,
+        found.keys.len(),
+        a.threshold,
+        found.stop_chunks_skipped,
+        found.stop_candidates.len(),
+        a.output.display()
+    );
+    Ok(0)
+}
+
+fn publish(a: PublishArgs) -> anyhow::Result<i32> {
+    let token = match &a.token_file {
+        Some(p) => keys::read_secret(p)?,
+        None => std::env::var("CRAWLSIEVE_HUB_TOKEN").map_err(|_| {
+            anyhow::anyhow!("publishing needs --token-file or CRAWLSIEVE_HUB_TOKEN")
+        })?,
+    };
+    let body = std::fs::read(&a.file).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let url = format!("{}/v1/sets/{}", a.hub.trim_end_matches('/'), a.name);
+    let (status, text) = rt.block_on(async {
+        let resp = reqwest::Client::new()
+            .post(&url)
+            .bearer_auth(token)
+            .body(body)
+            .send()
+            .await?;
+        anyhow::Ok((resp.status(), resp.text().await?))
+    })?;
+    anyhow::ensure!(status.is_success(), "POST {url}: {status}: {}", text.trim());
+    println!("{}", text.trim());
+    Ok(0)
+}
+
+#[derive(serde::Serialize)]
+struct BenchReport {
+    entries: usize,
+    bytes_per_entry: f64,
+    expected_false_match_rate: f64,
+    false_matches: usize,
+    non_member_lookups: usize,
+    lookups_per_s: f64,
+    batched_lookups_per_s: f64,
+    build_s: f64,
+    file_bytes: usize,
+    write_s: f64,
+    load_s: f64,
+}
+
+fn bench(a: BenchArgs) -> anyhow::Result<i32> {
+    // Keys as uniform as SHA-1 prefixes (splitmix64), sorted.
+    let mut state = 0x853c49e6748fea9bu64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    };
+    eprintln!("generating {} keys...", a.entries);
+    let mut keys: Vec<u64> = (0..a.entries).map(|_| next()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+
+    let t = Instant::now();
+    let set = CompactSet::from_sorted(keys.iter().copied())?;
+    let build_s = t.elapsed().as_secs_f64();
+
+    // Lookups: members and non-members interleaved, in a random order.
+    let n = a.lookups.min(keys.len() * 2).max(2);
+    let mut queries = Vec::with_capacity(n);
+    let mut idx = next();
+    for i in 0..n {
+        if i % 2 == 0 {
+            idx = idx
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            queries.push(keys[(idx >> 20) as usize % keys.len()]);
+        } else {
+            queries.push(next());
+        }
+    }
+    let t = Instant::now();
+    let mut hits = 0usize;
+    for q in &queries {
+        hits += set.contains(*q) as usize;
+    }
+    let lookup_s = t.elapsed().as_secs_f64();
+    let mut answers = vec![false; 1024];
+    let t = Instant::now();
+    let mut batch_hits = 0usize;
+    for qs in queries.chunks(1024) {
+        set.contains_many(qs, &mut answers[..qs.len()]);
+        batch_hits += answers[..qs.len()].iter().filter(|&&a| a).count();
+    }
+    let batch_s = t.elapsed().as_secs_f64();
+    anyhow::ensure!(batch_hits == hits, "batched and single lookups agree");
+    // Exact false matches among the non-member queries.
+    let mut false_matches = 0;
+    for q in queries.iter().skip(1).step_by(2) {
+        if set.contains(*q) && keys.binary_search(q).is_err() {
+            false_matches += 1;
+        }
+    }
+    anyhow::ensure!(hits >= n / 2, "members must match");
+
+    // Load time: read, verify the signature, build — what an agent does at start.
+    let dir = match &a.dir {
+        Some(d) => d.clone(),
+        None => std::env::temp_dir(),
+    };
+    let path = dir.join(format!("crawlsieve-bench-{}.cslab", std::process::id()));
+    let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
+    let t = Instant::now();
+    let bytes = file::encode(&file::Header::new("bench", 1, 0, 100), &keys, &key);
+    std::fs::write(&path, &bytes)?;
+    let write_s = t.elapsed().as_secs_f64();
+    let file_bytes = bytes.len();
+    drop(bytes);
+    drop(set);
+    let t = Instant::now();
+    let bytes = std::fs::read(&path)?;
+    let loaded = crawlsieve::labels::LabeledSet::from_bytes(&bytes, &key.verifying_key())?;
+    let load_s = t.elapsed().as_secs_f64();
+    drop(bytes);
+    let _ = std::fs::remove_file(&path);
+
+    let report = BenchReport {
+        entries: keys.len(),
+        bytes_per_entry: loaded.set.heap_bytes() as f64 / keys.len() as f64,
+        expected_false_match_rate: loaded.set.false_match_rate(),
+        false_matches,
+        non_member_lookups: n / 2,
+        lookups_per_s: n as f64 / lookup_s,
+        batched_lookups_per_s: n as f64 / batch_s,
+        build_s,
+        file_bytes,
+        write_s,
+        load_s,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "{} entries: {:.2} bytes/entry in memory; {:.1} M lookups/s on one core one at a time, {:.1} M/s batched; \
+             expected false matches {:.2e}/lookup, measured {} in {} non-member lookups; \
+             build {:.2} s; file {:.0} MB written+signed in {:.2} s; load (read + verify + build) {:.2} s",
+            report.entries,
+            report.bytes_per_entry,
+            report.lookups_per_s / 1e6,
+            report.batched_lookups_per_s / 1e6,
+            report.expected_false_match_rate,
+            report.false_matches,
+            report.non_member_lookups,
+            report.build_s,
+            report.file_bytes as f64 / 1e6,
+            report.write_s,
+            report.load_s
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,329 @@
+//! The hub: keeps every version of every labeled set, signs them, and serves
+//! them to agents — the full file, a delta from any stored version to the
+//! latest, and a long-poll that answers when a new version is published.
+//!
+//! | method and path | what |
+//! |---|---|
+//! | `GET /v1/sets` | latest metadata of every set (JSON) |
+//! | `GET /v1/sets/{name}` | latest metadata of one set (JSON) |
+//! | `GET /v1/sets/{name}/full[?version=N]` | the signed file |
+//! | `GET /v1/sets/{name}/delta?from=N` | delta from version N to the latest |
+//! | `GET /v1/sets/{name}/next?after=N[&wait=S]` | metadata once the latest is newer than N; `204` after S seconds (default 30, at most 300) |
+//! | `POST /v1/sets/{name}` | publish a new version (bearer token); body: a labeled-set file or a hex text list |
+//! | `GET /healthz` | `ok` |
+//!
+//! Publishing needs the publish token; reading is open unless a read token is
+//! configured. The hub re-signs every version with its own key: what an agent
+//! trusts is the hub's public key, whoever built the keys.
+
+pub mod store;
+
+use crate::labels::file::SetFile;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use ed25519_dalek::SigningKey;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use store::{valid_name, SetInfo, Store};
+use subtle::ConstantTimeEq;
+use tokio::sync::watch;
+
+/// How the hub runs.
+pub struct HubConfig {
+    pub listen: SocketAddr,
+    pub store: std::path::PathBuf,
+    pub key: SigningKey,
+    pub publish_token: String,
+    pub read_token: Option<String>,
+    pub max_upload_bytes: usize,
+}
+
+struct Hub {
+    store: Store,
+    key: SigningKey,
+    publish_token: String,
+    read_token: Option<String>,
+    /// Bumped on every publish; long-polls wait on it.
+    published: watch::Sender<u64>,
+    /// One publish at a time: versions are assigned in order.
+    publishing: tokio::sync::Mutex<()>,
+}
+
+type Shared = Arc<Hub>;
+
+/// Serves until `shutdown` resolves. Returns the bound address through `bound`
+/// (useful with port 0).
+pub async fn serve(
+    config: HubConfig,
+    bound: impl FnOnce(SocketAddr),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let store = Store::open(&config.store)?;
+    let hub = Arc::new(Hub {
+        store,
+        key: config.key,
+        publish_token: config.publish_token,
+        read_token: config.read_token,
+        published: watch::channel(0).0,
+        publishing: tokio::sync::Mutex::new(()),
+    });
+    let app = router(hub).layer(DefaultBodyLimit::max(config.max_upload_bytes));
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("hub: listen on {}: {e}", config.listen))?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "hub listening");
+    bound(addr);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}
+
+fn router(hub: Shared) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/v1/sets", get(list))
+        .route("/v1/sets/{name}", get(latest).post(publish))
+        .route("/v1/sets/{name}/full", get(full))
+        .route("/v1/sets/{name}/delta", get(delta))
+        .route("/v1/sets/{name}/next", get(next))
+        .with_state(hub)
+}
+
+/// An error response with a one-line reason.
+struct Failure(StatusCode, String);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        (self.0, format!("{}\n", self.1)).into_response()
+    }
+}
+
+type Answer<T> = Result<T, Failure>;
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
+}
+
+fn token_matches(given: Option<&str>, expected: &str) -> bool {
+    given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(expected.as_bytes())))
+}
+
+fn check_read(hub: &Hub, headers: &HeaderMap) -> Answer<()> {
+    match &hub.read_token {
+        Some(t) if !token_matches(bearer(headers), t) => Err(Failure(
+            StatusCode::UNAUTHORIZED,
+            "reading needs a bearer token".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn known(hub: &Hub, name: &str) -> Answer<SetInfo> {
+    hub.store
+        .latest(name)
+        .ok_or_else(|| Failure(StatusCode::NOT_FOUND, format!("no set named `{name}`")))
+}
+
+fn octets(bytes: Vec<u8>, version: u64) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (
+                header::HeaderName::from_static("x-set-version"),
+                version.to_string(),
+            ),
+        ],
+        bytes,
+    )
+        .into_response()
+}
+
+fn internal(e: impl std::fmt::Display) -> Failure {
+    tracing::error!(error = %e, "hub internal error");
+    Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+}
+
+async fn list(State(hub): State<Shared>, headers: HeaderMap) -> Answer<Json<Vec<SetInfo>>> {
+    check_read(&hub, &headers)?;
+    Ok(Json(hub.store.list()))
+}
+
+async fn latest(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Answer<Json<SetInfo>> {
+    check_read(&hub, &headers)?;
+    Ok(Json(known(&hub, &name)?))
+}
+
+#[derive(serde::Deserialize)]
+struct FullQuery {
+    version: Option<u64>,
+}
+
+async fn full(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    Query(q): Query<FullQuery>,
+    headers: HeaderMap,
+) -> Answer<Response> {
+    check_read(&hub, &headers)?;
+    let latest = known(&hub, &name)?;
+    let version = q.version.unwrap_or(latest.version);
+    if !hub.store.has(&name, version) {
+        return Err(Failure(
+            StatusCode::NOT_FOUND,
+            format!("set `{name}` has no version {version}"),
+        ));
+    }
+    let h = hub.clone();
+    let bytes = tokio::task::spawn_blocking(move || h.store.read(&name, version))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+    Ok(octets(bytes, version))
+}
+
+#[derive(serde::Deserialize)]
+struct DeltaQuery {
+    from: u64,
+}
+
+async fn delta(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    Query(q): Query<DeltaQuery>,
+    headers: HeaderMap,
+) -> Answer<Response> {
+    check_read(&hub, &headers)?;
+    let latest = known(&hub, &name)?;
+    if !hub.store.has(&name, q.from) {
+        return Err(Failure(
+            StatusCode::NOT_FOUND,
+            format!("set `{name}` has no version {}; fetch the full set", q.from),
+        ));
+    }
+    let h = hub.clone();
+    let to = latest.version;
+    let bytes = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<u8>> {
+        let old = h.store.read(&name, q.from)?;
+        let new = h.store.read(&name, to)?;
+        Ok(crate::labels::delta::diff(
+            &SetFile::parse(&old)?,
+            &SetFile::parse(&new)?,
+        ))
+    })
+    .await
+    .map_err(internal)?
+    .map_err(internal)?;
+    Ok(octets(bytes, to))
+}
+
+#[derive(serde::Deserialize)]
+struct NextQuery {
+    after: u64,
+    wait: Option<u64>,
+}
+
+async fn next(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    Query(q): Query<NextQuery>,
+    headers: HeaderMap,
+) -> Answer<Response> {
+    check_read(&hub, &headers)?;
+    let wait = Duration::from_secs(q.wait.unwrap_or(30).min(300));
+    let mut rx = hub.published.subscribe();
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        // Subscribe before looking, so a publish in between is not missed.
+        rx.borrow_and_update();
+        if let Some(info) = hub.store.latest(&name).filter(|i| i.version > q.after) {
+            return Ok(Json(info).into_response());
+        }
+        match tokio::time::timeout_at(deadline, rx.changed()).await {
+            Ok(Ok(())) => continue,
+            _ => return Ok(StatusCode::NO_CONTENT.into_response()),
+        }
+    }
+}
+
+async fn publish(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Answer<(StatusCode, Json<SetInfo>)> {
+    if !token_matches(bearer(&headers), &hub.publish_token) {
+        return Err(Failure(
+            StatusCode::UNAUTHORIZED,
+            "publishing needs the publish bearer token".into(),
+        ));
+    }
+    if !valid_name(&name) {
+        return Err(Failure(
+            StatusCode::BAD_REQUEST,
+            format!("set name `{name}`: use 1-64 of a-z 0-9 - _ ."),
+        ));
+    }
+    let (keys, min_chars) = tokio::task::spawn_blocking(move || parse_upload(&body))
+        .await
+        .map_err(internal)?
+        .map_err(|e| Failure(StatusCode::BAD_REQUEST, e))?;
+    let _one_at_a_time = hub.publishing.lock().await;
+    let h = hub.clone();
+    let info =
+        tokio::task::spawn_blocking(move || h.store.publish(&name, &keys, min_chars, &h.key))
+            .await
+            .map_err(internal)?
+            .map_err(internal)?;
+    tracing::info!(set = %info.name, version = info.version, entries = info.entries, "published");
+    hub.published.send_modify(|n| *n += 1);
+    Ok((StatusCode::CREATED, Json(info)))
+}
+
+/// Keys from an upload: a labeled-set file (its signature is not needed: the
+/// publisher is authenticated by the token) or a text list of hex SHA-1s.
+fn parse_upload(body: &[u8]) -> Result<(Vec<u64>, u32), String> {
+    if body.starts_with(crate::labels::file::MAGIC) {
+        let file = SetFile::parse(body).map_err(|e| format!("labeled-set file: {e}"))?;
+        let ours = crate::chunks::NORMALISATION_VERSION;
+        if file.header.normalisation != ours {
+            return Err(format!(
+                "normalisation version {} differs from the hub's {ours}",
+                file.header.normalisation
+            ));
+        }
+        return Ok((file.keys().collect(), file.header.min_chars));
+    }
+    let text =
+        std::str::from_utf8(body).map_err(|_| "body is neither a labeled-set file nor text")?;
+    let mut keys = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let hex_hash = line.split_whitespace().next().unwrap_or_default();
+        let mut hash = [0u8; 20];
+        hex::decode_to_slice(hex_hash, &mut hash)
+            .map_err(|e| format!("line {}: not a 40-digit hex SHA-1 ({e})", n + 1))?;
+        keys.push(crate::labels::key(&hash));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Ok((keys, 0))
+}

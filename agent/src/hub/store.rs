@@ -1,0 +1,140 @@
+//! The hub's store: every version of every set, one file each, on disk.
+//!
+//! `DIR/NAME/000000000042.cslab`. Files are written to a temporary name and
+//! renamed, so a crash never leaves a half-written version behind, and the
+//! store is rebuilt from the directory listing at start.
+
+use crate::labels::file::{self, Header, SetFile};
+use ed25519_dalek::SigningKey;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Latest metadata of a set, as the hub serves it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct SetInfo {
+    pub name: String,
+    pub version: u64,
+    pub entries: u64,
+    pub created: i64,
+    pub bytes: u64,
+    pub min_chars: u32,
+}
+
+/// Every stored version of every set.
+pub struct Store {
+    dir: PathBuf,
+    sets: Mutex<BTreeMap<String, BTreeMap<u64, SetInfo>>>,
+}
+
+/// Set names are path components: keep them boring.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
+        && !name.starts_with('.')
+}
+
+impl Store {
+    /// Opens (or creates) a store, reading every version's header.
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("store {}: {e}", dir.display()))?;
+        let mut sets: BTreeMap<String, BTreeMap<u64, SetInfo>> = BTreeMap::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            if !entry.file_type()?.is_dir() || !valid_name(&name) {
+                continue;
+            }
+            for f in std::fs::read_dir(entry.path())? {
+                let path = f?.path();
+                if path.extension().and_then(|e| e.to_str()) != Some("cslab") {
+                    continue;
+                }
+                let bytes = std::fs::read(&path)?;
+                let parsed = SetFile::parse(&bytes)
+                    .map_err(|e| anyhow::anyhow!("store file {}: {e}", path.display()))?;
+                let info = info(&parsed.header, bytes.len());
+                sets.entry(name.clone())
+                    .or_default()
+                    .insert(info.version, info);
+            }
+        }
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            sets: Mutex::new(sets),
+        })
+    }
+
+    fn path(&self, name: &str, version: u64) -> PathBuf {
+        self.dir.join(name).join(format!("{version:012}.cslab"))
+    }
+
+    /// Latest version of every set.
+    pub fn list(&self) -> Vec<SetInfo> {
+        let sets = self.sets.lock().expect("store lock");
+        sets.values()
+            .filter_map(|v| v.values().next_back().cloned())
+            .collect()
+    }
+
+    /// Latest version of `name`.
+    pub fn latest(&self, name: &str) -> Option<SetInfo> {
+        let sets = self.sets.lock().expect("store lock");
+        sets.get(name)?.values().next_back().cloned()
+    }
+
+    /// Whether `name` has version `version` stored.
+    pub fn has(&self, name: &str, version: u64) -> bool {
+        let sets = self.sets.lock().expect("store lock");
+        sets.get(name).is_some_and(|v| v.contains_key(&version))
+    }
+
+    /// The bytes of a stored version.
+    pub fn read(&self, name: &str, version: u64) -> std::io::Result<Vec<u8>> {
+        std::fs::read(self.path(name, version))
+    }
+
+    /// Stores `keys` (strictly ascending) as the next version of `name`,
+    /// signed with `key`. Callers serialise publishes.
+    pub fn publish(
+        &self,
+        name: &str,
+        keys: &[u64],
+        min_chars: u32,
+        key: &SigningKey,
+    ) -> anyhow::Result<SetInfo> {
+        let version = self.latest(name).map_or(1, |i| i.version + 1);
+        let header = Header::new(name, version, keys.len() as u64, min_chars);
+        let bytes = file::encode(&header, keys, key);
+        let dir = self.dir.join(name);
+        std::fs::create_dir_all(&dir)?;
+        let path = self.path(name, version);
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, &bytes)?;
+        std::fs::File::open(&tmp)?.sync_all()?;
+        std::fs::rename(&tmp, &path)?;
+        let info = info(&header, bytes.len());
+        self.sets
+            .lock()
+            .expect("store lock")
+            .entry(name.to_string())
+            .or_default()
+            .insert(version, info.clone());
+        Ok(info)
+    }
+}
+
+fn info(h: &Header, bytes: usize) -> SetInfo {
+    SetInfo {
+        name: h.name.clone(),
+        version: h.version,
+        entries: h.entries,
+        created: h.created,
+        bytes: bytes as u64,
+        min_chars: h.min_chars,
+    }
+}

@@ -1,0 +1,223 @@
+//! Deltas between two versions of a labeled set: the keys added and removed,
+//! and the signed header of the version they produce.
+//!
+//! ```text
+//! magic        8 bytes  "CSLDELTA"
+//! format       u16      1
+//! from_version u64
+//! header_len   u32, then the target file's header bytes
+//! added        u64 count, then keys ascending
+//! removed      u64 count, then keys ascending
+//! signature    64 bytes: the target file's signature
+//! ```
+//! A delta is not signed itself: applying it rebuilds the target file byte
+//! for byte, and the target file's signature is checked. A wrong or tampered
+//! delta therefore fails exactly like a tampered file.
+
+use super::file::{self, FileError, SetFile};
+
+pub const MAGIC: &[u8; 8] = b"CSLDELTA";
+const FORMAT: u16 = 1;
+
+/// Why a delta could not be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum DeltaError {
+    #[error("not a delta (bad magic or format)")]
+    Magic,
+    #[error("truncated delta")]
+    Truncated,
+    #[error("delta is from version {delta} but the current version is {current}")]
+    Base { delta: u64, current: u64 },
+    #[error("delta is for set `{delta}`, not `{current}`")]
+    Name { delta: String, current: String },
+    #[error("delta does not produce the set it claims: {0}")]
+    Result(String),
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+/// The delta from `from` to `to` (both parsed files of the same set).
+pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
+    let (mut added, mut removed) = (Vec::new(), Vec::new());
+    let mut a = from.keys().peekable();
+    let mut b = to.keys().peekable();
+    loop {
+        match (a.peek().copied(), b.peek().copied()) {
+            (Some(x), Some(y)) if x == y => {
+                a.next();
+                b.next();
+            }
+            (Some(x), Some(y)) if x < y => {
+                removed.push(x);
+                a.next();
+            }
+            (Some(_), Some(y)) | (None, Some(y)) => {
+                added.push(y);
+                b.next();
+            }
+            (Some(x), None) => {
+                removed.push(x);
+                a.next();
+            }
+            (None, None) => break,
+        }
+    }
+    let header = to.header_bytes();
+    let mut out = Vec::with_capacity(64 + header.len() + 8 * (added.len() + removed.len()));
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&from.header.version.to_le_bytes());
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(header);
+    for list in [&added, &removed] {
+        out.extend_from_slice(&(list.len() as u64).to_le_bytes());
+        for k in list.iter() {
+            out.extend_from_slice(&k.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&to.signature());
+    out
+}
+
+/// Keys added and removed, as counts (for logs and metrics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applied {
+    pub added: u64,
+    pub removed: u64,
+}
+
+/// Applies `delta` to the file `current`, returning the target file's bytes.
+/// The caller verifies the result's signature (`SetFile::open`).
+pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), DeltaError> {
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Result<&[u8], DeltaError> {
+        let end = at
+            .checked_add(n)
+            .filter(|&e| e <= delta.len())
+            .ok_or(DeltaError::Truncated)?;
+        let s = &delta[at..end];
+        at = end;
+        Ok(s)
+    };
+    if take(8)? != MAGIC || u16::from_le_bytes(take(2)?.try_into().expect("2")) != FORMAT {
+        return Err(DeltaError::Magic);
+    }
+    let from_version = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+    let header_len = u32::from_le_bytes(take(4)?.try_into().expect("4")) as usize;
+    let header_bytes = take(header_len)?.to_vec();
+    let (header, used) = file::Header::decode(&header_bytes)?;
+    if used != header_bytes.len() {
+        return Err(DeltaError::Result("header length".into()));
+    }
+    if header.name != current.header.name {
+        return Err(DeltaError::Name {
+            delta: header.name,
+            current: current.header.name.clone(),
+        });
+    }
+    if from_version != current.header.version {
+        return Err(DeltaError::Base {
+            delta: from_version,
+            current: current.header.version,
+        });
+    }
+    let mut lists = [Vec::new(), Vec::new()];
+    for list in lists.iter_mut() {
+        let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+        let n = usize::try_from(n).map_err(|_| DeltaError::Truncated)?;
+        let bytes = take(n.checked_mul(8).ok_or(DeltaError::Truncated)?)?;
+        list.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8"))),
+        );
+    }
+    let signature: [u8; 64] = take(64)?.try_into().expect("64");
+    if at != delta.len() {
+        return Err(DeltaError::Truncated);
+    }
+    let [added, removed] = lists;
+    let mut keys = Vec::with_capacity(
+        (current.header.entries as usize + added.len()).saturating_sub(removed.len()),
+    );
+    let mut rem = removed.iter().peekable();
+    let mut add = added.iter().peekable();
+    for k in current.keys() {
+        if let Some(&&r) = rem.peek().filter(|&&&r| r < k) {
+            return Err(DeltaError::Result(format!(
+                "removes {r:016x}, which is not in the set"
+            )));
+        }
+        while let Some(&&a) = add.peek().filter(|&&&a| a < k) {
+            keys.push(a);
+            add.next();
+        }
+        if rem.peek().is_some_and(|&&r| r == k) {
+            rem.next();
+            continue;
+        }
+        keys.push(k);
+    }
+    keys.extend(add);
+    if rem.next().is_some() {
+        return Err(DeltaError::Result(
+            "removes a key that is not in the set".into(),
+        ));
+    }
+    if keys.len() as u64 != header.entries {
+        return Err(DeltaError::Result(format!(
+            "{} keys, the target has {}",
+            keys.len(),
+            header.entries
+        )));
+    }
+    let out = file::assemble(&header_bytes, &keys, &signature);
+    Ok((
+        out,
+        Applied {
+            added: added.len() as u64,
+            removed: removed.len() as u64,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::SigningKey;
+
+    #[test]
+    fn delta_produces_the_target_file() {
+        let key = SigningKey::from_bytes(&[9; 32]);
+        let v1 = file::encode(&file::Header::new("s", 1, 0, 0), &[2, 4, 6, 8], &key);
+        let v2 = file::encode(&file::Header::new("s", 2, 0, 0), &[1, 4, 8, 9, 10], &key);
+        let (f1, f2) = (SetFile::parse(&v1).unwrap(), SetFile::parse(&v2).unwrap());
+        let d = diff(&f1, &f2);
+        let (out, applied) = apply(&f1, &d).unwrap();
+        assert_eq!(out, v2);
+        assert_eq!(
+            applied,
+            Applied {
+                added: 3,
+                removed: 2
+            }
+        );
+        SetFile::open(&out, &key.verifying_key()).unwrap();
+
+        // Wrong base, truncation, and a tampered key list.
+        let f2p = SetFile::parse(&v2).unwrap();
+        assert!(matches!(apply(&f2p, &d), Err(DeltaError::Base { .. })));
+        assert!(apply(&f1, &d[..d.len() - 1]).is_err());
+        // An added key changed (9 → 7: still in order, same count): the
+        // rebuilt file is not the one the hub signed.
+        let mut bad = d.clone();
+        let at = bad.len() - 64 - 8 * 2 - 8 - 8 - 8;
+        assert_eq!(bad[at], 9);
+        bad[at] = 7;
+        let (out, _) = apply(&f1, &bad).unwrap();
+        assert_eq!(
+            SetFile::open(&out, &key.verifying_key()).unwrap_err(),
+            FileError::Signature
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! ed25519 key files. A private key file holds the 32-byte seed as 64 hex
+//! digits (mode 0600); a public key is 64 hex digits, in a file or inline in
+//! the config. Keys come from files or the environment, never from code.
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use std::path::Path;
+
+/// Makes a new key pair: `path` (private, mode 0600) and `path.pub`.
+pub fn generate(path: &Path) -> anyhow::Result<VerifyingKey> {
+    anyhow::ensure!(
+        !path.exists(),
+        "{} exists; not overwriting a key",
+        path.display()
+    );
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(|e| anyhow::anyhow!("random seed: {e}"))?;
+    let key = SigningKey::from_bytes(&seed);
+    write_private(path, &format!("{}\n", hex::encode(seed)))?;
+    let public = key.verifying_key();
+    let pub_path = public_path(path);
+    std::fs::write(&pub_path, format!("{}\n", hex::encode(public.as_bytes())))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", pub_path.display()))?;
+    Ok(public)
+}
+
+/// `KEY.pub` beside `KEY`.
+pub fn public_path(path: &Path) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".pub");
+    p.into()
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// Reads a private key file.
+pub fn read_signing(path: &Path) -> anyhow::Result<SigningKey> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))?;
+    let seed =
+        parse32(text.trim()).map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))?;
+    Ok(SigningKey::from_bytes(&seed))
+}
+
+/// Parses a public key given as 64 hex digits.
+pub fn parse_public(hex_text: &str) -> anyhow::Result<VerifyingKey> {
+    let bytes = parse32(hex_text.trim())?;
+    VerifyingKey::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("not an ed25519 public key: {e}"))
+}
+
+/// Reads a public key file.
+pub fn read_public(path: &Path) -> anyhow::Result<VerifyingKey> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("public key file {}: {e}", path.display()))?;
+    parse_public(&text).map_err(|e| anyhow::anyhow!("public key file {}: {e}", path.display()))
+}
+
+fn parse32(text: &str) -> anyhow::Result<[u8; 32]> {
+    let mut out = [0u8; 32];
+    hex::decode_to_slice(text, &mut out)
+        .map_err(|e| anyhow::anyhow!("expected 64 hex digits: {e}"))?;
+    Ok(out)
+}
+
+/// Reads a secret (bearer token) from a file, trimmed; an empty one is an error.
+pub fn read_secret(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("token file {}: {e}", path.display()))?;
+    let token = text.trim().to_string();
+    anyhow::ensure!(!token.is_empty(), "token file {} is empty", path.display());
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generate_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hub.key");
+        let public = generate(&path).unwrap();
+        assert_eq!(read_signing(&path).unwrap().verifying_key(), public);
+        assert_eq!(read_public(&public_path(&path)).unwrap(), public);
+        assert!(generate(&path).is_err(), "never overwrites");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert!(parse_public("abc").is_err());
+    }
+}
