@@ -63,7 +63,7 @@ impl Counter {
             .map_err(|e| anyhow::anyhow!("spill directory {}: {e}", dir.display()))?;
         Ok(Counter {
             dir: dir.to_path_buf(),
-            budget: (budget_bytes / OCCURRENCE_BYTES).max(1024),
+            budget: (budget_bytes / OCCURRENCE_BYTES).max(64),
             buffer: Vec::new(),
             runs: Vec::new(),
             occurrences: 0,

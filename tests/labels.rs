@@ -1,0 +1,192 @@
+//! Informed and blind discovery with the real binary on real pages: a set
+//! found blind (chunks seen more than a threshold across merged count files)
+//! equals the set an expert would build from the copied pages, and a scan
+//! against it flags the copies and nothing else.
+
+mod common;
+
+use common::{bin, shared_data};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+fn ok(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Real pages with substantial text (WCXB dev), in file order.
+fn real_pages(data: &Path, n: usize) -> Vec<String> {
+    let dir = data.join("extraction/wcxb-dev/dev");
+    let mut files = walk(&dir);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let raw = std::fs::read(&p).ok()?;
+            let mut html = String::new();
+            if p.to_string_lossy().ends_with(".gz") {
+                flate2::read::MultiGzDecoder::new(&raw[..])
+                    .read_to_string(&mut html)
+                    .ok()?;
+            } else {
+                html = String::from_utf8_lossy(&raw).to_string();
+            }
+            (html.len() > 20_000).then_some(html)
+        })
+        .take(n)
+        .collect()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.to_string_lossy().contains(".htm") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn jsonl(path: &Path, pages: &[(String, &String)]) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for (url, html) in pages {
+        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
+    }
+}
+
+fn entries(file: &Path, public: &Path) -> u64 {
+    let out = ok(bin()
+        .args(["labels", "inspect", "--public-key-file"])
+        .arg(public)
+        .arg(file)
+        .output()
+        .unwrap());
+    let header: serde_json::Value = serde_json::from_str(&out).unwrap();
+    header["entries"].as_u64().unwrap()
+}
+
+#[test]
+fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let key = d.join("k");
+    ok(bin().args(["labels", "keygen", "-o"]).arg(&key).output().unwrap());
+    let public = d.join("k.pub");
+
+    let pages = real_pages(&data, 23);
+    let (copied, others) = pages.split_at(3);
+    // Machine 1 sees the copied pages on 5 sites, machine 2 on 3 more; each
+    // also sees ten pages of its own once.
+    fn corpus<'a>(
+        copied: &'a [String],
+        sites: std::ops::Range<usize>,
+        own: &'a [String],
+        tag: &str,
+    ) -> Vec<(String, &'a String)> {
+        let mut v: Vec<(String, &String)> = Vec::new();
+        for s in sites {
+            for (i, p) in copied.iter().enumerate() {
+                v.push((format!("http://copier{s}.example/{i}"), p));
+            }
+        }
+        for (i, p) in own.iter().enumerate() {
+            v.push((format!("http://own-{tag}{i}.example/"), p));
+        }
+        v
+    }
+    let c1 = corpus(copied, 0..5, &others[..10], "a");
+    let c2 = corpus(copied, 5..8, &others[10..], "b");
+    jsonl(&d.join("c1.jsonl"), &c1);
+    jsonl(&d.join("c2.jsonl"), &c2);
+
+    // Count on two "machines" (a tiny memory budget forces spilled runs), merge, discover.
+    for m in ["c1", "c2"] {
+        ok(bin()
+            .args(["labels", "count", "--memory-mb", "0", "-o"])
+            .arg(d.join(format!("{m}.counts")))
+            .arg(d.join(format!("{m}.jsonl")))
+            .output()
+            .unwrap());
+    }
+    ok(bin()
+        .args(["labels", "merge", "-o"])
+        .arg(d.join("all.counts"))
+        .arg(d.join("c1.counts"))
+        .arg(d.join("c2.counts"))
+        .output()
+        .unwrap());
+    ok(bin()
+        .args(["labels", "discover", "--threshold", "6", "--name", "blind", "--key"])
+        .arg(&key)
+        .arg("-o")
+        .arg(d.join("blind.cslab"))
+        .arg("--propose-stop")
+        .arg(d.join("stop.txt"))
+        .args(["--stop-min-sites", "8"])
+        .arg(d.join("all.counts"))
+        .output()
+        .unwrap());
+
+    // The expert's set of the copied pages (chunks only) is exactly what blind discovery found.
+    let expert_in: Vec<(String, &String)> = copied
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("http://orig.example/{i}"), p))
+        .collect();
+    jsonl(&d.join("expert.jsonl"), &expert_in);
+    ok(bin()
+        .args(["labels", "build", "--no-whole", "--name", "expert", "--key"])
+        .arg(&key)
+        .arg("-o")
+        .arg(d.join("expert.cslab"))
+        .arg(d.join("expert.jsonl"))
+        .output()
+        .unwrap());
+    let blind = entries(&d.join("blind.cslab"), &public);
+    let expert = entries(&d.join("expert.cslab"), &public);
+    assert!(expert >= 10, "the copied pages have chunks: {expert}");
+    assert_eq!(blind, expert, "seen 8 times > 6: every copied chunk, nothing else");
+    let stop = std::fs::read_to_string(d.join("stop.txt")).unwrap();
+    let candidates = stop.lines().filter(|l| !l.starts_with('#')).count() as u64;
+    assert_eq!(candidates, blind, "each was seen on 8 sites: all are stop-chunk candidates");
+    assert!(stop.lines().nth(1).unwrap().ends_with(" 8 8"), "{stop}");
+
+    // Scanning the corpus against the blind set flags exactly the copies.
+    let out = ok(bin()
+        .args(["scan", "-q", "--set"])
+        .arg(format!("labels.public_key_file={}", public.display()))
+        .arg("-l")
+        .arg(d.join("blind.cslab"))
+        .arg(d.join("c1.jsonl"))
+        .output()
+        .unwrap());
+    let verdicts: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(verdicts.len(), c1.len());
+    for v in &verdicts {
+        let copy = v["url"].as_str().unwrap().contains("copier");
+        assert_eq!(v["verdict"] == "flag", copy, "{v}");
+        assert_eq!(v["labels_version"], "blind@1");
+    }
+
+    // Plain text is an expert corpus too: paragraphs separated by blank lines.
+    let para = |w: &str| (0..30).map(|i| format!("{w}{i}")).collect::<Vec<_>>().join(" ");
+    std::fs::write(d.join("doc.txt"), format!("{}\n\n{}\n\nshort\n", para("alpha"), para("beta"))).unwrap();
+    ok(bin()
+        .args(["labels", "build", "--name", "text", "--key"])
+        .arg(&key)
+        .arg("-o")
+        .arg(d.join("text.cslab"))
+        .arg(d.join("doc.txt"))
+        .output()
+        .unwrap());
+    assert_eq!(entries(&d.join("text.cslab"), &public), 3, "two long paragraphs + the whole text");
+}
