@@ -235,12 +235,10 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
         return Err(e);
     }
     let occurrences = counter.occurrences;
-    let runs = counter.runs();
-    let distinct = counter.finish(&a.output, min_chars)?;
+    let (distinct, runs) = counter.finish(&a.output, min_chars)?;
     eprintln!(
-        "{} documents ({failed} failed), {occurrences} chunk occurrences, {distinct} distinct, {} spilled runs -> {}",
+        "{} documents ({failed} failed), {occurrences} chunk occurrences, {distinct} distinct, {runs} sorted runs merged -> {}",
         stats.documents,
-        runs.max(1),
         a.output.display()
     );
     Ok(0)

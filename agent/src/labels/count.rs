@@ -119,8 +119,10 @@ impl Counter {
     }
 
     /// Merges the runs into a count file at `output`; removes the runs.
-    pub fn finish(mut self, output: &Path, min_chars: u32) -> anyhow::Result<u64> {
+    /// Returns the distinct chunks and the number of runs merged.
+    pub fn finish(mut self, output: &Path, min_chars: u32) -> anyhow::Result<(u64, usize)> {
         self.spill()?;
+        let runs = self.runs.len();
         let mut readers = Vec::new();
         for path in &self.runs {
             readers.push(BufReader::with_capacity(1 << 20, File::open(path)?));
@@ -170,7 +172,7 @@ impl Counter {
             let _ = std::fs::remove_file(path);
         }
         self.runs.clear();
-        Ok(distinct)
+        Ok((distinct, runs))
     }
 }
 
@@ -408,7 +410,7 @@ mod tests {
         }
         assert!(c.runs() > 3);
         let out = dir.path().join("a.counts");
-        assert_eq!(c.finish(&out, 100).unwrap(), 2000);
+        assert_eq!(c.finish(&out, 100).unwrap().0, 2000);
         let mut r = CountReader::open(&out).unwrap();
         let mut seen = 0;
         while let Some(rec) = r.next_count().unwrap() {
