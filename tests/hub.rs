@@ -252,13 +252,18 @@ fn verdicts_switch_versions_mid_stream_with_none_lost_or_paused() {
         stdout.read_to_string(&mut out).unwrap();
         out
     });
-    let rounds = 10;
+    let rounds = 12;
     let started = Instant::now();
     let mut sent = 0;
+    let mut hub = Some(hub);
     for round in 0..rounds {
-        if round == rounds / 2 {
-            let meta = ok(publish(&s, &hub, &v2));
+        if round == 5 {
+            let meta = ok(publish(&s, hub.as_ref().unwrap(), &v2));
             assert!(meta.contains("\"version\":2"), "{meta}");
+        }
+        if round == 9 {
+            // The hub goes away: the agent keeps its current set and goes on.
+            drop(hub.take());
         }
         for (url, html) in &s.pages_b {
             let line = serde_json::json!({"url": format!("{url}?r={round}"), "html": html});

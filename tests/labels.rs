@@ -79,7 +79,11 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let key = d.join("k");
-    ok(bin().args(["labels", "keygen", "-o"]).arg(&key).output().unwrap());
+    ok(bin()
+        .args(["labels", "keygen", "-o"])
+        .arg(&key)
+        .output()
+        .unwrap());
     let public = d.join("k.pub");
 
     let pages = real_pages(&data, 23);
@@ -125,7 +129,15 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .output()
         .unwrap());
     ok(bin()
-        .args(["labels", "discover", "--threshold", "6", "--name", "blind", "--key"])
+        .args([
+            "labels",
+            "discover",
+            "--threshold",
+            "6",
+            "--name",
+            "blind",
+            "--key",
+        ])
         .arg(&key)
         .arg("-o")
         .arg(d.join("blind.cslab"))
@@ -154,10 +166,16 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
     let blind = entries(&d.join("blind.cslab"), &public);
     let expert = entries(&d.join("expert.cslab"), &public);
     assert!(expert >= 10, "the copied pages have chunks: {expert}");
-    assert_eq!(blind, expert, "seen 8 times > 6: every copied chunk, nothing else");
+    assert_eq!(
+        blind, expert,
+        "seen 8 times > 6: every copied chunk, nothing else"
+    );
     let stop = std::fs::read_to_string(d.join("stop.txt")).unwrap();
     let candidates = stop.lines().filter(|l| !l.starts_with('#')).count() as u64;
-    assert_eq!(candidates, blind, "each was seen on 8 sites: all are stop-chunk candidates");
+    assert_eq!(
+        candidates, blind,
+        "each was seen on 8 sites: all are stop-chunk candidates"
+    );
     assert!(stop.lines().nth(1).unwrap().ends_with(" 8 8"), "{stop}");
 
     // Scanning the corpus against the blind set flags exactly the copies.
@@ -169,7 +187,10 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .arg(d.join("c1.jsonl"))
         .output()
         .unwrap());
-    let verdicts: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let verdicts: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(verdicts.len(), c1.len());
     for v in &verdicts {
         let copy = v["url"].as_str().unwrap().contains("copier");
@@ -178,8 +199,17 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
     }
 
     // Plain text is an expert corpus too: paragraphs separated by blank lines.
-    let para = |w: &str| (0..30).map(|i| format!("{w}{i}")).collect::<Vec<_>>().join(" ");
-    std::fs::write(d.join("doc.txt"), format!("{}\n\n{}\n\nshort\n", para("alpha"), para("beta"))).unwrap();
+    let para = |w: &str| {
+        (0..30)
+            .map(|i| format!("{w}{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    std::fs::write(
+        d.join("doc.txt"),
+        format!("{}\n\n{}\n\nshort\n", para("alpha"), para("beta")),
+    )
+    .unwrap();
     ok(bin()
         .args(["labels", "build", "--name", "text", "--key"])
         .arg(&key)
@@ -188,5 +218,9 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .arg(d.join("doc.txt"))
         .output()
         .unwrap());
-    assert_eq!(entries(&d.join("text.cslab"), &public), 3, "two long paragraphs + the whole text");
+    assert_eq!(
+        entries(&d.join("text.cslab"), &public),
+        3,
+        "two long paragraphs + the whole text"
+    );
 }
