@@ -54,11 +54,16 @@ pub fn verdicts(out: &Output) -> Vec<serde_json::Value> {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
+    split_lines(&String::from_utf8(out.stdout.clone()).unwrap()).0
+}
+
+/// The lines of a verdict stream: verdicts, and site flags (`"type": "site_flag"`).
+pub fn split_lines(text: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let all: Vec<serde_json::Value> = text
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad verdict line {l}: {e}")))
-        .collect()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l}: {e}")))
+        .collect();
+    all.into_iter().partition(|v| v["type"] != "site_flag")
 }
 
 pub fn gzip(data: &[u8]) -> Vec<u8> {

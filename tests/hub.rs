@@ -278,10 +278,7 @@ fn verdicts_switch_versions_mid_stream_with_none_lost_or_paused() {
     let stdout = reader.join().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let verdicts: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let verdicts = common::split_lines(&stdout).0;
     assert_eq!(verdicts.len(), sent, "one verdict per page, none lost");
     let versions: Vec<&str> = verdicts
         .iter()

@@ -187,10 +187,7 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .arg(d.join("c1.jsonl"))
         .output()
         .unwrap());
-    let verdicts: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let verdicts = common::split_lines(&out).0;
     assert_eq!(verdicts.len(), c1.len());
     for v in &verdicts {
         let copy = v["url"].as_str().unwrap().contains("copier");

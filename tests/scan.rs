@@ -223,10 +223,7 @@ fn jsonl_on_stdin_and_output_file() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&out_path).unwrap();
-    let vs: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let vs = common::split_lines(&text).0;
     assert_eq!(vs.len(), 2);
     assert_eq!(vs[0]["site"], "example.co.uk");
     assert_eq!(vs[0]["origin"]["line"], 1);

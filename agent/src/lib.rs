@@ -17,13 +17,16 @@
 
 pub mod analyse;
 pub mod chunks;
+pub mod crawllog;
 pub mod decode;
 pub mod extract;
 pub mod hub;
 pub mod labels;
 pub mod language;
+pub mod neighborhoods;
 pub mod page;
 pub mod pipeline;
+pub mod report;
 pub mod scan;
 pub mod settings;
 pub mod sinks;

@@ -23,6 +23,7 @@ pub fn run(
     sources: Vec<Box<dyn Source>>,
     sink: &mut dyn Sink,
     workers: usize,
+    mut tracker: Option<&mut crate::neighborhoods::tracker::Tracker>,
     progress: &mut Progress<'_>,
 ) -> anyhow::Result<Summary> {
     let workers = workers.max(1);
@@ -84,7 +85,11 @@ pub fn run(
         while let Some(v) = waiting.remove(&next) {
             next += 1;
             summary.count(&v);
-            if let Err(e) = sink.send(&v) {
+            let sent = sink.send(&v).and_then(|_| match tracker.as_deref_mut() {
+                Some(t) => t.observe(&v)?.iter().try_for_each(|f| sink.send_flag(f)),
+                None => Ok(()),
+            });
+            if let Err(e) = sent {
                 sink_error = Some(e);
                 break;
             }
@@ -104,6 +109,11 @@ pub fn run(
         .map_err(|_| anyhow::anyhow!("source thread panicked"))?;
     if let Some(e) = sink_error {
         return Err(e.context("writing verdicts"));
+    }
+    if let Some(t) = tracker {
+        for f in t.finish()? {
+            sink.send_flag(&f)?;
+        }
     }
     sink.flush()?;
     summary.pages_in = pages_in;

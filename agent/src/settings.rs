@@ -32,6 +32,7 @@ pub struct Settings {
     pub chunks: ChunkSettings,
     pub stopchunks: StopChunkSettings,
     pub labels: LabelSettings,
+    pub neighborhoods: NeighborhoodSettings,
     #[serde(default)]
     pub output: OutputSettings,
     /// Extra per-site content-tag rules (added to those of `sites.toml`).
@@ -116,6 +117,24 @@ impl LabelSettings {
             (None, None) => Ok(None),
         }
     }
+}
+
+/// `[neighborhoods]`: bad-neighborhood detection (see `neighborhoods`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NeighborhoodSettings {
+    pub enabled: bool,
+    pub min_pages: u32,
+    /// Fixed badness threshold; 0 = mean + one standard deviation.
+    pub threshold: f64,
+    pub min_badness: f64,
+    pub sweep_every: u64,
+    /// Where the state is saved at the end of a run and restored from at the start.
+    #[serde(default)]
+    pub snapshot: Option<PathBuf>,
+    /// Heritrix crawl.log-format file that site flags are appended to.
+    #[serde(default)]
+    pub flag_log: Option<PathBuf>,
 }
 
 /// `[labels.hub]`: where an agent follows labeled-set versions from.
@@ -280,6 +299,26 @@ impl Settings {
             self.labels.flag_threshold > 0.0 && self.labels.flag_threshold <= 1.0,
             "labels.flag_threshold",
             "must be in (0, 1]",
+        )?;
+        check(
+            self.neighborhoods.min_pages >= 1,
+            "neighborhoods.min_pages",
+            "must be at least 1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.neighborhoods.threshold),
+            "neighborhoods.threshold",
+            "must be in [0, 1] (0 = mean + one standard deviation)",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.neighborhoods.min_badness),
+            "neighborhoods.min_badness",
+            "must be in [0, 1]",
+        )?;
+        check(
+            self.neighborhoods.sweep_every >= 1,
+            "neighborhoods.sweep_every",
+            "must be at least 1",
         )?;
         let public = self.labels.public_key()?;
         if let Some(hub) = &self.labels.hub {

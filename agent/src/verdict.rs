@@ -175,3 +175,43 @@ impl Verdict {
         self.error = Some(error.into());
     }
 }
+
+/// A line of a verdict stream read back (by `report` and `annotate-log`):
+/// the fields they need, leniently (unknown fields are ignored, so streams
+/// written by older or newer versions still read).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct VerdictRecord {
+    /// `site_flag` for site-flag events; absent on verdicts.
+    #[serde(rename = "type", default)]
+    pub line_type: Option<String>,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub site: Option<String>,
+    #[serde(default)]
+    pub verdict: Option<String>,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub contains: Option<f64>,
+    #[serde(default)]
+    pub whole_match: bool,
+}
+
+impl VerdictRecord {
+    /// A verdict (not a site flag or another event).
+    pub fn is_verdict(&self) -> bool {
+        self.line_type.is_none() && self.verdict.is_some()
+    }
+
+    /// What the page adds to its neighborhoods (as `Neighborhoods::contribution`).
+    pub fn contribution(&self) -> Option<f64> {
+        if self.whole_match {
+            Some(1.0)
+        } else {
+            self.contains
+        }
+    }
+}

@@ -1,10 +1,12 @@
 //! Command-line interface.
 
+mod annotate;
 mod bench;
 mod chunks;
 mod extract;
 mod hub;
 mod labels;
+mod report;
 mod scan;
 
 use clap::{Parser, Subcommand};
@@ -89,6 +91,10 @@ enum Command {
     Labels(labels::LabelsCommand),
     /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
     Hub(hub::HubArgs),
+    /// Write a Heritrix crawl.log back with verdicts and bad-site annotations (field 12).
+    AnnotateLog(annotate::AnnotateArgs),
+    /// The scan report: verdicts, reasons, languages, neighborhood badness, flagged sites (HTML).
+    Report(report::ReportArgs),
 }
 
 pub fn main() -> i32 {
@@ -101,6 +107,8 @@ pub fn main() -> i32 {
         Command::Chunks(args) => chunks::run(args),
         Command::Labels(cmd) => labels::run(cmd),
         Command::Hub(args) => hub::run(args),
+        Command::AnnotateLog(args) => annotate::run(args),
+        Command::Report(args) => report::run(args),
     };
     match result {
         Ok(code) => code,

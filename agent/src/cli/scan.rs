@@ -57,6 +57,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();
     let hub = settings.labels.hub.clone();
+    let settings_min_pages = settings.neighborhoods.min_pages;
+    let mut tracker =
+        crawlsieve::neighborhoods::tracker::Tracker::from_settings(&settings.neighborhoods)?;
     let public = settings.labels.public_key()?;
     let pipeline = Arc::new(Pipeline::new(settings)?);
     // Sets followed from a hub: the first version is in place before any page.
@@ -100,10 +103,30 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
             ));
         }
     };
-    let summary = scan::run(pipeline, inputs, &mut sink, workers, &mut progress)?;
+    let summary = scan::run(
+        pipeline,
+        inputs,
+        &mut sink,
+        workers,
+        tracker.as_mut(),
+        &mut progress,
+    )?;
     bar.finish_and_clear();
     if !args.quiet {
         eprint!("{summary}");
+        if let Some(t) = &tracker {
+            eprintln!(
+                "neighborhoods: {} tracked, {} judged (≥ {} pages), {} bad, threshold {:.3}; {} site flags; traps left out: {} repeated, {} too long",
+                t.hoods.len(),
+                t.hoods.judged(),
+                settings_min_pages,
+                t.hoods.iter().filter(|(_, h)| h.bad).count(),
+                t.hoods.threshold(),
+                t.flags,
+                t.hoods.traps_repeated,
+                t.hoods.traps_too_long
+            );
+        }
         if let Some(f) = &follower {
             use std::sync::atomic::Ordering::Relaxed;
             eprintln!(

@@ -30,6 +30,12 @@ impl Sink for JsonlSink {
         Ok(())
     }
 
+    fn send_flag(&mut self, flag: &crate::neighborhoods::SiteFlag) -> anyhow::Result<()> {
+        serde_json::to_writer(&mut self.out, flag)?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
     fn flush(&mut self) -> anyhow::Result<()> {
         self.out.flush()?;
         Ok(())

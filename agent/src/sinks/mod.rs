@@ -2,12 +2,15 @@
 
 pub mod jsonl;
 
+use crate::neighborhoods::SiteFlag;
 use crate::verdict::Verdict;
 
 /// A destination for verdicts.
 pub trait Sink: Send {
     /// Accepts one verdict; an error stops the run (nothing is dropped silently).
     fn send(&mut self, verdict: &Verdict) -> anyhow::Result<()>;
+    /// Accepts a site flag (a neighborhood became bad or recovered).
+    fn send_flag(&mut self, flag: &SiteFlag) -> anyhow::Result<()>;
     /// Makes everything sent so far durable / visible.
     fn flush(&mut self) -> anyhow::Result<()>;
 }

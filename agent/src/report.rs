@@ -1,0 +1,331 @@
+//! The scan report: one self-contained HTML page a person reads — verdicts
+//! by kind and reason, languages, the distribution of neighborhood badness
+//! with the threshold marked (histogram and CDF, like seed 001's Figure 12),
+//! and the flagged neighborhoods. Charts are inline SVG; no scripts, no
+//! network.
+
+use crate::neighborhoods::Neighborhoods;
+use crate::verdict::VerdictRecord;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Everything the report shows, gathered from a verdict stream.
+pub struct Report {
+    pub sources: Vec<String>,
+    pub verdicts: u64,
+    pub kinds: BTreeMap<String, u64>,
+    pub reasons: BTreeMap<String, u64>,
+    pub languages: BTreeMap<String, u64>,
+    pub hoods: Neighborhoods,
+    pub unreadable: u64,
+}
+
+impl Report {
+    pub fn new(hoods: Neighborhoods) -> Self {
+        Report {
+            sources: Vec::new(),
+            verdicts: 0,
+            kinds: BTreeMap::new(),
+            reasons: BTreeMap::new(),
+            languages: BTreeMap::new(),
+            hoods,
+            unreadable: 0,
+        }
+    }
+
+    /// Adds one line of a verdict stream.
+    pub fn add_line(&mut self, line: &str) {
+        let Ok(v) = serde_json::from_str::<VerdictRecord>(line) else {
+            self.unreadable += 1;
+            return;
+        };
+        if !v.is_verdict() {
+            return;
+        }
+        self.verdicts += 1;
+        *self
+            .kinds
+            .entry(v.verdict.clone().unwrap_or_default())
+            .or_default() += 1;
+        for r in &v.reasons {
+            *self.reasons.entry(r.clone()).or_default() += 1;
+        }
+        if let Some(l) = &v.lang {
+            *self.languages.entry(l.clone()).or_default() += 1;
+        }
+        if let Some(c) = v.contribution() {
+            self.hoods.observe(&v.url, c);
+        }
+    }
+
+    /// The HTML page.
+    pub fn html(&mut self) -> String {
+        self.hoods.sweep();
+        let threshold = self.hoods.threshold();
+        let min_pages = self.hoods.min_pages();
+        let mut judged: Vec<(String, f64, u32, bool)> = self
+            .hoods
+            .iter()
+            .filter(|(_, h)| h.pages >= min_pages)
+            .map(|(n, h)| (n.to_string(), h.badness(), h.pages, h.bad))
+            .collect();
+        judged.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+        let bad: Vec<_> = judged.iter().filter(|j| j.3).collect();
+
+        let mut h = String::new();
+        h.push_str("<!doctype html><html lang=en><head><meta charset=utf-8><title>crawlsieve scan report</title><style>");
+        h.push_str("body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd}table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}td.n{text-align:right;font-variant-numeric:tabular-nums}.grid{display:flex;gap:3em;flex-wrap:wrap}.muted{color:#777}.bad{color:#b00020;font-weight:600}");
+        h.push_str("</style></head><body>");
+        let _ = write!(
+            h,
+            "<h1>crawlsieve scan report</h1><p class=muted>{} · {} verdicts{}</p>",
+            esc(&self.sources.join(", ")),
+            self.verdicts,
+            if self.unreadable > 0 {
+                format!(" · {} unreadable lines skipped", self.unreadable)
+            } else {
+                String::new()
+            }
+        );
+        h.push_str("<div class=grid>");
+        table(&mut h, "Verdicts", &self.kinds, self.verdicts);
+        table(&mut h, "Reasons", &self.reasons, self.verdicts);
+        table(&mut h, "Languages", &self.languages, self.verdicts);
+        h.push_str("</div>");
+
+        let _ = write!(
+            h,
+            "<h2>Neighborhood badness</h2><p>{} neighborhoods (URL-path prefixes and registered domains) from {} judged pages; \
+             {} have at least {} pages and are judged. Badness is the mean <code>contains</code> of a neighborhood's pages. \
+             Threshold <b>{:.3}</b> ({}); <span class=bad>{} bad</span>. Traps left out: {} repeated-component prefixes, {} too long.</p>",
+            self.hoods.len(),
+            self.hoods.pages,
+            judged.len(),
+            min_pages,
+            threshold,
+            if self.hoods.fixed_threshold() { "fixed" } else { "mean + one standard deviation" },
+            bad.len(),
+            self.hoods.traps_repeated,
+            self.hoods.traps_too_long
+        );
+        let values: Vec<f64> = judged.iter().map(|j| j.1).collect();
+        h.push_str(&chart(&values, threshold));
+
+        let _ = write!(h, "<h2>Flagged neighborhoods</h2>");
+        if bad.is_empty() {
+            h.push_str("<p>None.</p>");
+        } else {
+            h.push_str("<table><tr><th>neighborhood</th><th>badness</th><th>pages</th></tr>");
+            for (name, badness, pages, _) in bad.iter().take(50) {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td class=n>{:.3}</td><td class=n>{}</td></tr>",
+                    esc(name),
+                    badness,
+                    pages
+                );
+            }
+            h.push_str("</table>");
+            if bad.len() > 50 {
+                let _ = write!(h, "<p class=muted>… and {} more.</p>", bad.len() - 50);
+            }
+        }
+        h.push_str("</body></html>\n");
+        h
+    }
+}
+
+fn table(h: &mut String, title: &str, counts: &BTreeMap<String, u64>, total: u64) {
+    let mut rows: Vec<(&String, &u64)> = counts.iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let _ = write!(h, "<div><h2>{}</h2><table>", esc(title));
+    for (k, n) in rows.iter().take(20) {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=n>{}</td><td class='n muted'>{:.1}%</td></tr>",
+            esc(k),
+            n,
+            **n as f64 * 100.0 / total.max(1) as f64
+        );
+    }
+    if rows.is_empty() {
+        h.push_str("<tr><td class=muted>none</td></tr>");
+    }
+    h.push_str("</table></div>");
+}
+
+/// Histogram (bars, log scale) and CDF (line) of badness over [0, 1], with
+/// the threshold as a vertical line.
+fn chart(values: &[f64], threshold: f64) -> String {
+    const BINS: usize = 20;
+    let (w, ht, left, right, top, bottom) = (900.0, 340.0, 60.0, 60.0, 20.0, 50.0);
+    let pw = w - left - right;
+    let ph = ht - top - bottom;
+    let mut bins = [0u64; BINS];
+    for &v in values {
+        bins[((v.clamp(0.0, 1.0) * BINS as f64) as usize).min(BINS - 1)] += 1;
+    }
+    // Log scale where a count of 1 still shows: height ∝ log10(count) + 1.
+    let level = |c: u64| {
+        if c == 0 {
+            0.0
+        } else {
+            (c as f64).log10() + 1.0
+        }
+    };
+    let top_level = bins.iter().map(|&c| level(c)).fold(2.0, f64::max).ceil();
+    let x = |v: f64| left + v * pw;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{ht}' viewBox='0 0 {w} {ht}' role=img aria-label='histogram and CDF of neighborhood badness'>"
+    );
+    // Axes.
+    let _ = write!(
+        s,
+        "<line x1='{left}' y1='{0}' x2='{1}' y2='{0}' stroke='#444'/><line x1='{left}' y1='{top}' x2='{left}' y2='{0}' stroke='#444'/><line x1='{1}' y1='{top}' x2='{1}' y2='{0}' stroke='#444'/>",
+        top + ph,
+        left + pw
+    );
+    for i in 0..=10 {
+        let v = i as f64 / 10.0;
+        let _ = write!(
+            s,
+            "<text x='{:.1}' y='{:.1}' font-size='11' text-anchor='middle'>{v:.1}</text>",
+            x(v),
+            top + ph + 16.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<text x='{:.1}' y='{:.1}' font-size='12' text-anchor='middle'>badness (mean contains of the neighborhood's pages)</text>",
+        left + pw / 2.0,
+        ht - 10.0
+    );
+    for d in 0..top_level as u32 {
+        let y = top + ph - ((d + 1) as f64 / top_level) * ph;
+        let _ = write!(
+            s,
+            "<text x='{:.1}' y='{:.1}' font-size='11' text-anchor='end'>{}</text><line x1='{:.1}' y1='{y:.1}' x2='{left}' y2='{y:.1}' stroke='#444'/>",
+            left - 6.0,
+            y + 4.0,
+            10u64.pow(d),
+            left - 4.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<text transform='translate(14,{:.1}) rotate(-90)' font-size='12' text-anchor='middle'>neighborhoods (log scale)</text>",
+        top + ph / 2.0
+    );
+    for i in 0..=4 {
+        let f = i as f64 / 4.0;
+        let _ = write!(
+            s,
+            "<text x='{:.1}' y='{:.1}' font-size='11'>{f:.2}</text>",
+            left + pw + 6.0,
+            top + ph - f * ph + 4.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<text transform='translate({:.1},{:.1}) rotate(90)' font-size='12' text-anchor='middle'>CDF</text>",
+        w - 12.0,
+        top + ph / 2.0
+    );
+    // Bars.
+    let bw = pw / BINS as f64;
+    for (i, &c) in bins.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        let hgt = level(c) / top_level * ph;
+        let _ = write!(
+            s,
+            "<rect x='{:.1}' y='{:.1}' width='{:.1}' height='{:.1}' fill='#6b8fc7'><title>{:.2}–{:.2}: {c}</title></rect>",
+            left + i as f64 * bw + 1.0,
+            top + ph - hgt,
+            bw - 2.0,
+            hgt,
+            i as f64 / BINS as f64,
+            (i + 1) as f64 / BINS as f64
+        );
+    }
+    // CDF.
+    if !values.is_empty() {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len() as f64;
+        let mut path = format!("M{:.1},{:.1}", x(0.0), top + ph);
+        for (i, v) in sorted.iter().enumerate() {
+            let y0 = top + ph - (i as f64 / n) * ph;
+            let y1 = top + ph - ((i + 1) as f64 / n) * ph;
+            let _ = write!(path, " L{:.1},{:.1} L{:.1},{:.1}", x(*v), y0, x(*v), y1);
+        }
+        let _ = write!(path, " L{:.1},{:.1}", x(1.0), top);
+        let _ = write!(
+            s,
+            "<path d='{path}' fill='none' stroke='#e07b00' stroke-width='2'/>"
+        );
+    }
+    // Threshold.
+    let tx = x(threshold.clamp(0.0, 1.0));
+    let _ = write!(
+        s,
+        "<line x1='{tx:.1}' y1='{top}' x2='{tx:.1}' y2='{:.1}' stroke='#b00020' stroke-width='2' stroke-dasharray='6 4'/><text x='{:.1}' y='{:.1}' font-size='12' fill='#b00020'>threshold {threshold:.3}</text>",
+        top + ph,
+        tx + 5.0,
+        top + 14.0
+    );
+    // Legend.
+    let _ = write!(
+        s,
+        "<rect x='{0:.1}' y='{1:.1}' width='12' height='12' fill='#6b8fc7'/><text x='{2:.1}' y='{3:.1}' font-size='12'>neighborhoods per badness bin</text>\
+         <line x1='{0:.1}' y1='{4:.1}' x2='{5:.1}' y2='{4:.1}' stroke='#e07b00' stroke-width='2'/><text x='{2:.1}' y='{6:.1}' font-size='12'>CDF</text>",
+        left + pw * 0.6,
+        top + ph * 0.45,
+        left + pw * 0.6 + 18.0,
+        top + ph * 0.45 + 10.0,
+        top + ph * 0.45 + 26.0,
+        left + pw * 0.6 + 12.0,
+        top + ph * 0.45 + 30.0
+    );
+    s.push_str("</svg>");
+    s
+}
+
+fn esc(s: &str) -> String {
+    html_escape::encode_text(s).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_shows_kinds_threshold_and_flagged_sites() {
+        let mut r = Report::new(Neighborhoods::new(
+            crate::settings::Settings::defaults().neighborhoods,
+        ));
+        for page in 0..10 {
+            for site in 0..10 {
+                r.add_line(&format!(
+                    r#"{{"url":"http://clean{site}.example/{page}","verdict":"keep","reasons":[],"lang":"eng","contains":0.0}}"#
+                ));
+            }
+            r.add_line(&format!(
+                r#"{{"url":"http://copier.example/w/{page}","verdict":"flag","reasons":["labeled_chunks"],"lang":"eng","contains":1.0}}"#
+            ));
+        }
+        r.add_line(r#"{"type":"site_flag","neighborhood":"x"}"#);
+        r.add_line("not json");
+        let html = r.html();
+        assert_eq!(r.verdicts, 110);
+        assert_eq!(r.unreadable, 1);
+        assert!(html.contains("<svg"));
+        assert!(html.contains("threshold "));
+        assert!(html.contains("<td>copier.example/w/</td>"));
+        assert!(!html.contains("<td>clean1.example</td>"));
+        assert!(html.contains("labeled_chunks"));
+    }
+}

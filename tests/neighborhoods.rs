@@ -1,0 +1,212 @@
+//! Bad neighborhoods end to end with the real binary: a generated crawl of
+//! real pages (untouched sites) and one copier site that republishes pages
+//! of a labeled source. The copier is flagged — in the verdict stream, the
+//! agent's flag log, the annotated Heritrix crawl.log and the HTML report —
+//! and the untouched sites are not.
+
+mod common;
+
+use common::{bin, shared_data, split_lines};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+fn ok(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.to_string_lossy().contains(".htm") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn real_pages(data: &Path, n: usize) -> Vec<String> {
+    let mut files = walk(&data.join("extraction/wcxb-dev/dev"));
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let raw = std::fs::read(&p).ok()?;
+            let mut html = String::new();
+            if p.to_string_lossy().ends_with(".gz") {
+                flate2::read::MultiGzDecoder::new(&raw[..])
+                    .read_to_string(&mut html)
+                    .ok()?;
+            } else {
+                html = String::from_utf8_lossy(&raw).to_string();
+            }
+            (html.len() > 20_000).then_some(html)
+        })
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn a_copier_site_is_flagged_in_the_crawl_log_and_the_report() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pages = real_pages(&data, 70);
+    assert_eq!(pages.len(), 70);
+    let (source, rest) = pages.split_at(10);
+
+    // The labeled source: ten real pages.
+    let mut f = std::fs::File::create(d.join("source.jsonl")).unwrap();
+    for (i, html) in source.iter().enumerate() {
+        writeln!(
+            f,
+            "{}",
+            serde_json::json!({"url": format!("http://source.example/{i}"), "html": html})
+        )
+        .unwrap();
+    }
+    drop(f);
+    ok(bin()
+        .args(["labels", "keygen", "-o"])
+        .arg(d.join("k"))
+        .output()
+        .unwrap());
+    ok(bin()
+        .args(["labels", "build", "--name", "source", "--key"])
+        .arg(d.join("k"))
+        .arg("-o")
+        .arg(d.join("source.cslab"))
+        .arg(d.join("source.jsonl"))
+        .output()
+        .unwrap());
+
+    // The crawl: six untouched sites of ten real pages each, and a copier
+    // that republishes the source under its own path.
+    let mut crawl = Vec::new();
+    for (i, html) in rest.iter().enumerate() {
+        crawl.push((
+            format!("http://www.site{}.example/blog/post-{i}.html", i % 6),
+            html.clone(),
+        ));
+    }
+    for (i, html) in source.iter().enumerate() {
+        crawl.push((
+            format!("http://copier.example/mirror/page-{i}.html"),
+            html.clone(),
+        ));
+    }
+    let mut f = std::fs::File::create(d.join("crawl.jsonl")).unwrap();
+    let mut log = std::fs::File::create(d.join("crawl.log")).unwrap();
+    for (i, (url, html)) in crawl.iter().enumerate() {
+        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
+        writeln!(
+            log,
+            "2026-11-22T10:00:{:02}.000Z   200 {:>10} {url} L http://seed.example/ text/html #0{:02} 20261122100000000+12 sha1:AAAA - -",
+            i % 60,
+            html.len(),
+            i % 10
+        )
+        .unwrap();
+    }
+    writeln!(log, "a line that is not a crawl.log line").unwrap();
+    drop((f, log));
+
+    let public = format!("labels.public_key_file={}", d.join("k.pub").display());
+    let flag_log = format!("neighborhoods.flag_log={}", d.join("flags.log").display());
+    let snapshot = format!("neighborhoods.snapshot={}", d.join("hoods.jsonl").display());
+    let out = ok(bin()
+        .args([
+            "scan", "-q", "--set", &public, "--set", &flag_log, "--set", &snapshot, "-l",
+        ])
+        .arg(d.join("source.cslab"))
+        .arg("-o")
+        .arg(d.join("verdicts.jsonl"))
+        .arg(d.join("crawl.jsonl"))
+        .output()
+        .unwrap());
+    assert!(out.is_empty());
+    let (verdicts, flags) =
+        split_lines(&std::fs::read_to_string(d.join("verdicts.jsonl")).unwrap());
+    assert_eq!(verdicts.len(), crawl.len(), "one verdict per page");
+    let flagged: Vec<&str> = flags
+        .iter()
+        .filter(|f| f["state"] == "bad")
+        .map(|f| f["neighborhood"].as_str().unwrap())
+        .collect();
+    assert!(flagged.contains(&"copier.example"), "{flagged:?}");
+    assert!(flagged.contains(&"copier.example/mirror/"), "{flagged:?}");
+    assert!(
+        flagged.iter().all(|n| n.starts_with("copier.example")),
+        "only the copier: {flagged:?}"
+    );
+    let flag_log = std::fs::read_to_string(d.join("flags.log")).unwrap();
+    assert!(
+        flag_log
+            .lines()
+            .any(|l| l.contains(" http://copier.example/mirror/ ")
+                && l.contains("crawlsieve-site:bad")),
+        "{flag_log}"
+    );
+    assert!(std::fs::read_to_string(d.join("hoods.jsonl"))
+        .unwrap()
+        .contains("\"n\":\"copier.example\""));
+
+    // The crawl.log, annotated.
+    let annotated = ok(bin()
+        .args(["annotate-log", "--verdicts"])
+        .arg(d.join("verdicts.jsonl"))
+        .arg(d.join("crawl.log"))
+        .output()
+        .unwrap());
+    let original = std::fs::read_to_string(d.join("crawl.log")).unwrap();
+    assert_eq!(annotated.lines().count(), original.lines().count());
+    for (line, before) in annotated.lines().zip(original.lines()) {
+        if before.starts_with("a line") {
+            assert_eq!(line, before, "other lines pass through");
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.len(), 12, "{line}");
+        let notes = fields[11];
+        assert!(notes.contains("crawlsieve:"), "every judged URL: {line}");
+        if fields[3].contains("copier.example") {
+            assert!(notes.contains("crawlsieve:flag"), "{line}");
+            assert!(
+                notes.contains("crawlsieve-bad-site:copier.example"),
+                "{line}"
+            );
+        } else {
+            assert!(
+                !notes.contains("crawlsieve-bad-site"),
+                "untouched site flagged: {line}"
+            );
+            assert!(!notes.contains("crawlsieve:flag"), "{line}");
+        }
+    }
+
+    // The report.
+    ok(bin()
+        .args(["report", "--html"])
+        .arg(d.join("report.html"))
+        .arg(d.join("verdicts.jsonl"))
+        .output()
+        .unwrap());
+    let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("threshold "));
+    assert!(html.contains("<td>copier.example</td>"));
+    assert!(
+        !html.contains("<td>www.site1.example/</td>"),
+        "untouched sites are not in the flagged table"
+    );
+    if let Ok(keep) = std::env::var("KEEP_REPORT_HTML") {
+        std::fs::copy(d.join("report.html"), keep).unwrap();
+    }
+}
