@@ -210,3 +210,60 @@ fn a_copier_site_is_flagged_in_the_crawl_log_and_the_report() {
         std::fs::copy(d.join("report.html"), keep).unwrap();
     }
 }
+
+#[test]
+fn annotate_log_follows_a_growing_crawl_log_and_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let verdicts = d.join("v.jsonl");
+    let log = d.join("crawl.log");
+    let out = d.join("out.log");
+    std::fs::write(
+        &verdicts,
+        "{\"url\":\"http://a.example/x\",\"verdict\":\"keep\",\"reasons\":[],\"contains\":0.0}\n",
+    )
+    .unwrap();
+    std::fs::write(&log, "").unwrap();
+    let mut child = bin()
+        .args(["annotate-log", "--follow", "--verdicts"])
+        .arg(&verdicts)
+        .arg("-o")
+        .arg(&out)
+        .arg(&log)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let append = |path: &Path, text: &str| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    let line = |url: &str| {
+        format!("2026-11-22T10:00:00.000Z 200 10 {url} - - text/html #1 x sha1:A - -\n")
+    };
+    append(&log, &line("http://a.example/x"));
+    // A verdict that arrives after the crawler wrote its line... is used for lines after it.
+    append(
+        &verdicts,
+        "{\"url\":\"http://a.example/y\",\"verdict\":\"flag\",\"reasons\":[\"labeled_chunks\"],\"contains\":1.0}\n",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    append(&log, &line("http://a.example/y"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let text = loop {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        if text.lines().count() >= 2 || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with(" - crawlsieve:keep"), "{text}");
+    assert!(
+        lines[1].ends_with(" - crawlsieve:flag,crawlsieve-reason:labeled_chunks"),
+        "{text}"
+    );
+}

@@ -95,6 +95,8 @@ enum Command {
     AnnotateLog(annotate::AnnotateArgs),
     /// The scan report: verdicts, reasons, languages, neighborhood badness, flagged sites (HTML).
     Report(report::ReportArgs),
+    /// Add the neighborhood snapshots of several agents into one.
+    MergeNeighborhoods(report::MergeArgs),
 }
 
 pub fn main() -> i32 {
@@ -109,6 +111,7 @@ pub fn main() -> i32 {
         Command::Hub(args) => hub::run(args),
         Command::AnnotateLog(args) => annotate::run(args),
         Command::Report(args) => report::run(args),
+        Command::MergeNeighborhoods(args) => report::merge(args),
     };
     match result {
         Ok(code) => code,

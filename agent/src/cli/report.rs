@@ -40,3 +40,35 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     );
     Ok(0)
 }
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// The merged snapshot.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Snapshots (`neighborhoods.snapshot` files) of several agents.
+    #[arg(required = true)]
+    snapshots: Vec<PathBuf>,
+}
+
+/// `crawlsieve merge-neighborhoods`: add the neighborhood states of several agents.
+pub fn merge(a: MergeArgs) -> anyhow::Result<i32> {
+    let settings = a.config.load(&[])?;
+    let mut merged = Neighborhoods::new(settings.neighborhoods.clone());
+    for path in &a.snapshots {
+        let part = Neighborhoods::load(path, settings.neighborhoods.clone())?;
+        merged.merge(&part);
+    }
+    merged.save(&a.output)?;
+    eprintln!(
+        "{} neighborhoods from {} pages, {} bad (threshold {:.3}) -> {}",
+        merged.len(),
+        merged.pages,
+        merged.iter().filter(|(_, h)| h.bad).count(),
+        merged.threshold(),
+        a.output.display()
+    );
+    Ok(0)
+}
