@@ -18,6 +18,7 @@
 pub mod analyse;
 pub mod chunks;
 pub mod crawllog;
+pub mod daemon;
 pub mod decode;
 pub mod extract;
 pub mod hub;
@@ -29,6 +30,7 @@ pub mod pipeline;
 pub mod report;
 pub mod scan;
 pub mod settings;
+pub mod shutdown;
 pub mod sinks;
 pub mod site;
 pub mod sources;

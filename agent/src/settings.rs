@@ -35,6 +35,9 @@ pub struct Settings {
     pub neighborhoods: NeighborhoodSettings,
     #[serde(default)]
     pub output: OutputSettings,
+    /// The long-running agent (`crawlsieve agent`).
+    #[serde(default)]
+    pub agent: Option<crate::daemon::config::AgentSettings>,
     /// Extra per-site content-tag rules (added to those of `sites.toml`).
     #[serde(default)]
     pub site: Vec<SiteRule>,

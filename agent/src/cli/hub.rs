@@ -55,30 +55,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
     rt.block_on(hub::serve(
         config,
         |addr| eprintln!("hub listening on http://{addr}"),
-        shutdown_signal(),
+        crawlsieve::shutdown::signal(),
     ))?;
     Ok(0)
-}
-
-/// SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
-    tracing::info!("hub shutting down");
 }

@@ -1,5 +1,6 @@
 //! Command-line interface.
 
+mod agent;
 mod annotate;
 mod bench;
 mod chunks;
@@ -91,6 +92,8 @@ enum Command {
     Labels(labels::LabelsCommand),
     /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
     Hub(hub::HubArgs),
+    /// The long-running agent: pages from a crawler (HTTP), verdicts to JSONL / NATS JetStream, at least once.
+    Agent(agent::AgentArgs),
     /// Write a Heritrix crawl.log back with verdicts and bad-site annotations (field 12).
     AnnotateLog(annotate::AnnotateArgs),
     /// The scan report: verdicts, reasons, languages, neighborhood badness, flagged sites (HTML).
@@ -110,6 +113,7 @@ pub fn main() -> i32 {
         Command::Labels(cmd) => labels::run(cmd),
         Command::Hub(args) => hub::run(args),
         Command::AnnotateLog(args) => annotate::run(args),
+        Command::Agent(args) => agent::run(args),
         Command::Report(args) => report::run(args),
         Command::MergeNeighborhoods(args) => report::merge(args),
     };

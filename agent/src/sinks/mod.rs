@@ -1,6 +1,13 @@
 //! Sinks: where verdicts go. The only thing they see is the `Verdict`.
+//!
+//! `Sink` is the synchronous form `scan` writes to (JSONL); the agent's sinks
+//! (`rotating`, `nats`) are asynchronous, acknowledge per message and spool
+//! to disk (`spool`) when a broker is down.
 
 pub mod jsonl;
+pub mod nats;
+pub mod rotating;
+pub mod spool;
 
 use crate::neighborhoods::SiteFlag;
 use crate::verdict::Verdict;

@@ -9,16 +9,17 @@ use serde::Deserialize;
 use std::io::BufRead;
 use std::path::PathBuf;
 
+/// A page as JSON: a JSONL line, or the agent's ingest envelope.
 #[derive(Deserialize)]
-struct JsonPage {
-    url: String,
-    html: String,
+pub struct JsonPage {
+    pub url: String,
+    pub html: String,
     #[serde(default)]
-    status: Option<u16>,
+    pub status: Option<u16>,
     #[serde(default)]
-    content_type: Option<String>,
+    pub content_type: Option<String>,
     #[serde(default)]
-    fetched_at: Option<String>,
+    pub fetched_at: Option<String>,
 }
 
 pub struct JsonlSource {

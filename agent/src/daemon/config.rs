@@ -1,0 +1,110 @@
+//! `[agent]`: what the long-running agent takes pages from and sends verdicts to.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// HTTP listener: `POST /v1/pages` (with an `http` source), `/metrics`, `/healthz`.
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    #[serde(default)]
+    pub sources: Vec<SourceConfig>,
+    #[serde(default)]
+    pub sinks: Vec<SinkConfig>,
+    /// Pages waiting for a worker; beyond it, sources are pushed back.
+    #[serde(default = "default_queue")]
+    pub queue: usize,
+    #[serde(default)]
+    pub spool: SpoolSettings,
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:7700".into()
+}
+
+fn default_queue() -> usize {
+    64
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpoolSettings {
+    #[serde(default = "default_spool_dir")]
+    pub dir: PathBuf,
+    /// Bytes of verdicts a sink may hold while its broker is down; when full, no pages are taken.
+    #[serde(default = "default_spool_bytes")]
+    pub max_bytes: u64,
+}
+
+impl Default for SpoolSettings {
+    fn default() -> Self {
+        SpoolSettings {
+            dir: default_spool_dir(),
+            max_bytes: default_spool_bytes(),
+        }
+    }
+}
+
+fn default_spool_dir() -> PathBuf {
+    PathBuf::from("crawlsieve-spool")
+}
+
+fn default_spool_bytes() -> u64 {
+    1 << 30
+}
+
+/// A source of pages.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SourceConfig {
+    /// `POST /v1/pages` on `agent.listen`.
+    Http {},
+}
+
+/// A destination for verdicts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SinkConfig {
+    /// JSON lines, rotated by size.
+    Jsonl {
+        path: PathBuf,
+        #[serde(default = "default_rotate")]
+        rotate_bytes: u64,
+    },
+    /// NATS JetStream: message id = verdict id, so the stream de-duplicates retries.
+    Nats {
+        #[serde(default = "default_nats_url")]
+        url: String,
+        #[serde(default = "default_stream")]
+        stream: String,
+        #[serde(default = "default_subject")]
+        subject: String,
+        /// How long a publish waits for the stream's ack before the verdict is spooled.
+        #[serde(default = "default_ack_ms")]
+        ack_timeout_ms: u64,
+        /// The stream's de-duplication window, when the agent creates the stream.
+        #[serde(default = "default_dedup_s")]
+        duplicate_window_seconds: u64,
+    },
+}
+
+fn default_rotate() -> u64 {
+    256 << 20
+}
+fn default_nats_url() -> String {
+    "nats://127.0.0.1:4222".into()
+}
+fn default_stream() -> String {
+    "CRAWLSIEVE".into()
+}
+fn default_subject() -> String {
+    "crawlsieve.verdicts".into()
+}
+fn default_ack_ms() -> u64 {
+    2000
+}
+fn default_dedup_s() -> u64 {
+    600
+}

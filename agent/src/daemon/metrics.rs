@@ -1,0 +1,121 @@
+//! `/metrics` in the Prometheus text format (`prometheus-client`).
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct VerdictLabel {
+    pub verdict: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReasonLabel {
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SinkLabel {
+    pub sink: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WhyLabel {
+    pub why: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SetLabel {
+    pub set: String,
+}
+
+/// Every figure the agent exports.
+pub struct Metrics {
+    registry: Registry,
+    pub pages_in: Counter,
+    pub verdicts_out: Family<VerdictLabel, Counter>,
+    pub reasons: Family<ReasonLabel, Counter>,
+    /// Pages refused (and not acknowledged): queue full, spool full, not a page.
+    pub rejected: Family<WhyLabel, Counter>,
+    pub sink_failures: Family<SinkLabel, Counter>,
+    pub sink_duplicates: Family<SinkLabel, Counter>,
+    pub spool_depth: Family<SinkLabel, Gauge>,
+    pub site_flags: Counter,
+    pub labeled_set_version: Family<SetLabel, Gauge>,
+    /// From a page's arrival to its verdict accepted by every sink.
+    pub latency: Histogram,
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("crawlsieve");
+        let m = Metrics {
+            pages_in: Counter::default(),
+            verdicts_out: Family::default(),
+            reasons: Family::default(),
+            rejected: Family::default(),
+            sink_failures: Family::default(),
+            sink_duplicates: Family::default(),
+            spool_depth: Family::default(),
+            site_flags: Counter::default(),
+            labeled_set_version: Family::default(),
+            latency: Histogram::new(exponential_buckets(0.0005, 2.0, 16)),
+            registry: Registry::default(),
+        };
+        registry.register("pages_in", "Pages received", m.pages_in.clone());
+        registry.register(
+            "verdicts_out",
+            "Verdicts accepted by every sink, by kind",
+            m.verdicts_out.clone(),
+        );
+        registry.register("reasons", "Verdict reasons", m.reasons.clone());
+        registry.register(
+            "rejected",
+            "Pages refused and not acknowledged (the source retries)",
+            m.rejected.clone(),
+        );
+        registry.register(
+            "sink_failures",
+            "Sends that failed and were spooled",
+            m.sink_failures.clone(),
+        );
+        registry.register(
+            "sink_duplicates",
+            "Messages the broker recognised as duplicates",
+            m.sink_duplicates.clone(),
+        );
+        registry.register(
+            "spool_depth",
+            "Verdicts waiting in a sink's spool",
+            m.spool_depth.clone(),
+        );
+        registry.register("site_flags", "Site flags emitted", m.site_flags.clone());
+        registry.register(
+            "labeled_set_version",
+            "Version of each labeled set in use",
+            m.labeled_set_version.clone(),
+        );
+        registry.register(
+            "page_latency_seconds",
+            "Arrival to verdict accepted by every sink",
+            m.latency.clone(),
+        );
+        Metrics { registry, ..m }
+    }
+
+    /// The text exposition.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,251 @@
+//! The long-running agent: pages in from a crawler, the same `Pipeline` as
+//! `scan`, verdicts out to every configured sink, at least once.
+//!
+//! A page is acknowledged (the HTTP request answered 200 with its verdict)
+//! only after every sink accepted the verdict — published and acked by the
+//! broker, or written to the sink's disk spool while the broker is down.
+//! When the worker queue or a spool is full, the page is refused with 503 and
+//! `Retry-After` (back-pressure) rather than dropped. SIGTERM/SIGINT stop new
+//! pages, let the ones in flight finish, flush the sinks and save state.
+//!
+//! - `config`: the `[agent]` settings; `pool`: worker threads behind a
+//!   bounded queue; `metrics`: `/metrics`; `ingest`: `POST /v1/pages`.
+
+pub mod config;
+pub mod ingest;
+pub mod metrics;
+pub mod pool;
+
+use crate::neighborhoods::tracker::Tracker;
+use crate::neighborhoods::SiteFlag;
+use crate::pipeline::Pipeline;
+use crate::sinks::nats::NatsSink;
+use crate::sinks::rotating::RotatingJsonl;
+use crate::sinks::spool::Spool;
+use crate::verdict::Verdict;
+use config::{AgentSettings, SinkConfig, SourceConfig};
+use metrics::{Metrics, ReasonLabel, SinkLabel, VerdictLabel};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One configured destination.
+pub enum Output {
+    Jsonl(RotatingJsonl),
+    Nats(Arc<NatsSink>),
+}
+
+/// Everything a request handler needs.
+pub struct Agent {
+    pub pool: pool::Pool,
+    pub outputs: Vec<Output>,
+    pub metrics: Metrics,
+    pub tracker: Option<tokio::sync::Mutex<Tracker>>,
+    pub pipeline: Arc<Pipeline>,
+    pub max_page_bytes: usize,
+}
+
+impl Agent {
+    /// True when some spool cannot take another message: take no pages.
+    pub fn spool_full(&self) -> bool {
+        self.outputs.iter().any(|o| match o {
+            Output::Nats(n) => n.spool.would_overflow(64 * 1024),
+            Output::Jsonl(_) => false,
+        })
+    }
+
+    async fn send_all(&self, id: &str, payload: &[u8]) -> anyhow::Result<()> {
+        for o in &self.outputs {
+            match o {
+                Output::Jsonl(j) => j.send(payload)?,
+                Output::Nats(n) => n.send(id, payload).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends a verdict to every sink; Ok means every sink accepted it.
+    pub async fn deliver(&self, v: &Verdict) -> anyhow::Result<()> {
+        let payload = serde_json::to_vec(v)?;
+        self.send_all(&v.id, &payload).await?;
+        self.metrics
+            .verdicts_out
+            .get_or_create(&VerdictLabel {
+                verdict: v.verdict.as_str().to_string(),
+            })
+            .inc();
+        for r in &v.reasons {
+            self.metrics
+                .reasons
+                .get_or_create(&ReasonLabel {
+                    reason: r.as_str().to_string(),
+                })
+                .inc();
+        }
+        if let Some(t) = &self.tracker {
+            let flags = t.lock().await.observe(v)?;
+            for f in flags {
+                self.deliver_flag(&f).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn deliver_flag(&self, f: &SiteFlag) -> anyhow::Result<()> {
+        let id = format!("site_flag:{}:{}:{}", f.neighborhood, f.state, f.pages);
+        self.send_all(&id, &serde_json::to_vec(f)?).await?;
+        self.metrics.site_flags.inc();
+        Ok(())
+    }
+
+    /// Refreshes gauges read at scrape time.
+    pub fn refresh_gauges(&self) {
+        for o in &self.outputs {
+            if let Output::Nats(n) = o {
+                let label = SinkLabel {
+                    sink: n.name.clone(),
+                };
+                self.metrics
+                    .spool_depth
+                    .get_or_create(&label)
+                    .set(n.spool.depth() as i64);
+                let failures = self.metrics.sink_failures.get_or_create(&label);
+                let now = n.failures.load(Ordering::Relaxed);
+                failures.inc_by(now.saturating_sub(failures.get()));
+                let dups = self.metrics.sink_duplicates.get_or_create(&label);
+                let now = n.duplicates.load(Ordering::Relaxed);
+                dups.inc_by(now.saturating_sub(dups.get()));
+            }
+        }
+        for set in self.pipeline.labels().load().sets() {
+            self.metrics
+                .labeled_set_version
+                .get_or_create(&metrics::SetLabel {
+                    set: set.name.clone(),
+                })
+                .set(set.number as i64);
+        }
+    }
+
+    /// End of the run: site flags of the final sweep, state saved, files synced.
+    async fn finish(&self) -> anyhow::Result<()> {
+        if let Some(t) = &self.tracker {
+            let flags = t.lock().await.finish()?;
+            for f in flags {
+                self.deliver_flag(&f).await?;
+            }
+        }
+        for o in &self.outputs {
+            if let Output::Jsonl(j) = o {
+                j.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs the agent until `shutdown` resolves. `bound` gets the listening address.
+pub async fn run(
+    settings: crate::settings::Settings,
+    bound: impl FnOnce(std::net::SocketAddr),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let agent_settings: AgentSettings = settings.agent.clone().ok_or_else(|| {
+        anyhow::anyhow!(
+            "configuration: `crawlsieve agent` needs an [agent] section with sources and sinks"
+        )
+    })?;
+    anyhow::ensure!(
+        !agent_settings.sinks.is_empty(),
+        "configuration: key `agent.sinks`: declare at least one sink"
+    );
+    anyhow::ensure!(
+        !agent_settings.sources.is_empty(),
+        "configuration: key `agent.sources`: declare at least one source"
+    );
+    let workers = if settings.workers > 0 {
+        settings.workers
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    let max_page_bytes = settings.input.max_page_bytes;
+    let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(tokio::sync::Mutex::new);
+    let hub = settings.labels.hub.clone();
+    let public = settings.labels.public_key()?;
+    let pipeline = Arc::new(Pipeline::new(settings)?);
+    let _follower = match (hub, public) {
+        (Some(hub), Some(public)) => {
+            let labels = pipeline.labels().clone();
+            Some(
+                tokio::task::spawn_blocking(move || {
+                    crate::labels::follow::start(&hub, public, labels)
+                })
+                .await??,
+            )
+        }
+        _ => None,
+    };
+
+    let mut outputs = Vec::new();
+    for (i, sink) in agent_settings.sinks.iter().enumerate() {
+        outputs.push(match sink {
+            SinkConfig::Jsonl { path, rotate_bytes } => {
+                Output::Jsonl(RotatingJsonl::open(path.clone(), *rotate_bytes)?)
+            }
+            SinkConfig::Nats {
+                url,
+                stream,
+                subject,
+                ack_timeout_ms,
+                duplicate_window_seconds,
+            } => {
+                let name = format!("nats-{i}");
+                let spool = Spool::open(
+                    &agent_settings.spool.dir,
+                    &name,
+                    agent_settings.spool.max_bytes,
+                )?;
+                Output::Nats(
+                    NatsSink::start(
+                        name,
+                        url,
+                        stream.clone(),
+                        subject.clone(),
+                        Duration::from_millis(*ack_timeout_ms),
+                        Duration::from_secs(*duplicate_window_seconds),
+                        spool,
+                    )
+                    .await?,
+                )
+            }
+        });
+    }
+    let agent = Arc::new(Agent {
+        pool: pool::Pool::new(pipeline.clone(), workers, agent_settings.queue)?,
+        outputs,
+        metrics: Metrics::new(),
+        tracker,
+        pipeline,
+        max_page_bytes,
+    });
+    let http_source = agent_settings
+        .sources
+        .iter()
+        .any(|s| matches!(s, SourceConfig::Http {}));
+    let app = ingest::router(agent.clone(), http_source);
+    let listener = tokio::net::TcpListener::bind(&agent_settings.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("agent.listen {}: {e}", agent_settings.listen))?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, workers, "agent listening");
+    bound(addr);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    // In-flight requests have finished: every accepted page has its verdict in the sinks.
+    agent.finish().await?;
+    tracing::info!("agent stopped");
+    Ok(())
+}

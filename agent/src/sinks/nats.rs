@@ -1,0 +1,161 @@
+//! Verdicts to a NATS JetStream stream. The message id is the verdict id, so
+//! the stream drops a retried message within its de-duplication window.
+//!
+//! A publish waits for the stream's ack. When it fails (broker down, ack
+//! timeout), the verdict goes to the sink's disk spool and counts as
+//! accepted; while the spool holds anything, new verdicts queue behind it,
+//! and a replay task publishes them in order when the broker is back.
+
+use super::spool::Spool;
+use async_nats::jetstream::{self, message::PublishMessage};
+use bytes::Bytes;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+pub struct NatsSink {
+    pub name: String,
+    js: jetstream::Context,
+    subject: String,
+    stream: String,
+    duplicate_window: Duration,
+    pub spool: Spool,
+    wake: Notify,
+    /// Publishes that failed (their verdicts were spooled).
+    pub failures: std::sync::atomic::AtomicU64,
+    /// Messages the stream recognised as duplicates.
+    pub duplicates: std::sync::atomic::AtomicU64,
+}
+
+impl NatsSink {
+    /// Connects (retrying in the background when the broker is down at
+    /// start), makes sure the stream exists when it can, and starts replay.
+    pub async fn start(
+        name: String,
+        url: &str,
+        stream: String,
+        subject: String,
+        ack_timeout: Duration,
+        duplicate_window: Duration,
+        spool: Spool,
+    ) -> anyhow::Result<Arc<Self>> {
+        let client = async_nats::ConnectOptions::new()
+            .retry_on_initial_connect()
+            .connection_timeout(Duration::from_secs(2))
+            .connect(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("nats sink {name}: {url}: {e}"))?;
+        let mut js = jetstream::new(client);
+        js.set_timeout(ack_timeout);
+        let sink = Arc::new(NatsSink {
+            name,
+            js,
+            subject,
+            stream,
+            duplicate_window,
+            spool,
+            wake: Notify::new(),
+            failures: Default::default(),
+            duplicates: Default::default(),
+        });
+        if let Err(e) = sink.ensure_stream().await {
+            tracing::warn!(sink = %sink.name, error = %e, "stream not ready yet; verdicts are spooled until it is");
+        }
+        tokio::spawn(sink.clone().replay());
+        Ok(sink)
+    }
+
+    async fn ensure_stream(&self) -> anyhow::Result<()> {
+        let config = jetstream::stream::Config {
+            name: self.stream.clone(),
+            subjects: vec![self.subject.clone()],
+            duplicate_window: self.duplicate_window,
+            storage: jetstream::stream::StorageType::File,
+            ..Default::default()
+        };
+        tokio::time::timeout(Duration::from_secs(3), self.js.get_or_create_stream(config))
+            .await
+            .map_err(|_| anyhow::anyhow!("timed out"))?
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(())
+    }
+
+    async fn publish(&self, id: &str, payload: Bytes) -> anyhow::Result<()> {
+        let ack = self
+            .js
+            .send_publish(
+                self.subject.clone(),
+                PublishMessage::build().message_id(id).payload(payload),
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if ack.duplicate {
+            self.duplicates
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Sends one message: published and acked, or spooled. An error means
+    /// the spool is full: the page must not be acknowledged.
+    pub async fn send(&self, id: &str, payload: &[u8]) -> anyhow::Result<()> {
+        if self.spool.is_empty() {
+            match self.publish(id, Bytes::copy_from_slice(payload)).await {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    self.failures
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    tracing::warn!(sink = %self.name, error = %e, "publish failed; spooling");
+                }
+            }
+        }
+        let mut entry = Vec::with_capacity(id.len() + 1 + payload.len());
+        entry.extend_from_slice(id.as_bytes());
+        entry.push(b'\t');
+        entry.extend_from_slice(payload);
+        self.spool.push(&entry)?;
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    /// Publishes the spool in order, forever.
+    async fn replay(self: Arc<Self>) {
+        let mut backoff = Duration::from_millis(200);
+        loop {
+            let next = match self.spool.peek() {
+                Ok(n) => n,
+                Err(e) => {
+                    tracing::error!(sink = %self.name, error = %e, "spool unreadable");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            let Some((entry, consumed)) = next else {
+                let _ = tokio::time::timeout(Duration::from_secs(1), self.wake.notified()).await;
+                continue;
+            };
+            let split = entry.iter().position(|&b| b == b'\t').unwrap_or(0);
+            let id = String::from_utf8_lossy(&entry[..split]).to_string();
+            let payload = Bytes::copy_from_slice(&entry[(split + 1).min(entry.len())..]);
+            let sent = match self.ensure_stream().await {
+                Ok(()) => self.publish(&id, payload).await,
+                Err(e) => Err(e),
+            };
+            match sent {
+                Ok(()) => {
+                    if let Err(e) = self.spool.commit(consumed) {
+                        tracing::error!(sink = %self.name, error = %e, "spool commit failed");
+                    }
+                    backoff = Duration::from_millis(200);
+                }
+                Err(e) => {
+                    tracing::debug!(sink = %self.name, error = %e, "replay: broker still unavailable");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+}

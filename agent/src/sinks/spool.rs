@@ -1,0 +1,178 @@
+//! A disk spool: verdicts a broker could not take yet, kept in order until
+//! it is back. Bounded by `max_bytes`; when full, the agent stops taking
+//! pages rather than dropping anything.
+//!
+//! One append-only file of JSON lines and a small file with the committed
+//! read offset. Appends and offset commits are flushed before they count,
+//! so a crash replays at most the entries in flight (at-least-once; the
+//! broker's de-duplication by message id removes the repeats). When the
+//! reader has caught up, both files are truncated.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub struct Spool {
+    data: PathBuf,
+    offset_path: PathBuf,
+    max_bytes: u64,
+    state: Mutex<State>,
+}
+
+struct State {
+    file: File,
+    /// Bytes written (file length).
+    len: u64,
+    /// Bytes consumed (committed).
+    offset: u64,
+    /// Entries waiting.
+    entries: u64,
+}
+
+/// The spool is full: stop taking pages.
+#[derive(Debug, thiserror::Error)]
+#[error("spool {0} is full ({1} bytes); the broker has been unreachable too long")]
+pub struct SpoolFull(String, u64);
+
+impl Spool {
+    /// Opens (or creates) the spool `name` in `dir`, resuming where it was.
+    pub fn open(dir: &Path, name: &str, max_bytes: u64) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("spool directory {}: {e}", dir.display()))?;
+        let data = dir.join(format!("{name}.spool"));
+        let offset_path = dir.join(format!("{name}.offset"));
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&data)
+            .map_err(|e| anyhow::anyhow!("spool {}: {e}", data.display()))?;
+        let len = file.metadata()?.len();
+        let offset = std::fs::read_to_string(&offset_path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+            .min(len);
+        let entries = count_lines(&data, offset)?;
+        Ok(Spool {
+            data,
+            offset_path,
+            max_bytes,
+            state: Mutex::new(State {
+                file,
+                len,
+                offset,
+                entries,
+            }),
+        })
+    }
+
+    /// Appends one entry (a line without its `\n`).
+    pub fn push(&self, line: &[u8]) -> Result<(), anyhow::Error> {
+        let mut st = self.state.lock().expect("spool lock");
+        let size = line.len() as u64 + 1;
+        if st.len - st.offset + size > self.max_bytes {
+            return Err(SpoolFull(self.data.display().to_string(), self.max_bytes).into());
+        }
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line);
+        buf.push(b'\n');
+        st.file.write_all(&buf)?;
+        st.file.flush()?;
+        st.len += size;
+        st.entries += 1;
+        Ok(())
+    }
+
+    /// The oldest entry, if any (not consumed until `commit`).
+    pub fn peek(&self) -> anyhow::Result<Option<(Vec<u8>, u64)>> {
+        let st = self.state.lock().expect("spool lock");
+        if st.offset >= st.len {
+            return Ok(None);
+        }
+        let mut f = File::open(&self.data)?;
+        f.seek(SeekFrom::Start(st.offset))?;
+        let mut line = Vec::new();
+        BufReader::new(f).read_until(b'\n', &mut line)?;
+        let consumed = line.len() as u64;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        Ok(Some((line, consumed)))
+    }
+
+    /// Marks the entry returned by `peek` as delivered.
+    pub fn commit(&self, consumed: u64) -> anyhow::Result<()> {
+        let mut st = self.state.lock().expect("spool lock");
+        st.offset = (st.offset + consumed).min(st.len);
+        st.entries = st.entries.saturating_sub(1);
+        if st.offset == st.len {
+            st.file.set_len(0)?;
+            st.len = 0;
+            st.offset = 0;
+            st.entries = 0;
+        }
+        std::fs::write(&self.offset_path, st.offset.to_string())?;
+        Ok(())
+    }
+
+    /// Entries waiting.
+    pub fn depth(&self) -> u64 {
+        self.state.lock().expect("spool lock").entries
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.depth() == 0
+    }
+
+    /// True when another entry of `size` bytes would not fit.
+    pub fn would_overflow(&self, size: u64) -> bool {
+        let st = self.state.lock().expect("spool lock");
+        st.len - st.offset + size > self.max_bytes
+    }
+}
+
+fn count_lines(path: &Path, from: u64) -> anyhow::Result<u64> {
+    let mut f = File::open(path)?;
+    f.seek(SeekFrom::Start(from))?;
+    let mut n = 0;
+    for line in BufReader::new(f).split(b'\n') {
+        line?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_bound_and_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Spool::open(dir.path(), "nats", 20).unwrap();
+        s.push(b"one").unwrap();
+        s.push(b"two").unwrap();
+        assert!(s.push(b"a-long-entry").is_err(), "bounded");
+        assert_eq!(s.depth(), 2);
+        let (first, n) = s.peek().unwrap().unwrap();
+        assert_eq!(first, b"one");
+        s.commit(n).unwrap();
+        drop(s);
+        // A restart resumes after the committed entry.
+        let s = Spool::open(dir.path(), "nats", 20).unwrap();
+        assert_eq!(s.depth(), 1);
+        let (second, n) = s.peek().unwrap().unwrap();
+        assert_eq!(second, b"two");
+        s.commit(n).unwrap();
+        assert!(s.is_empty());
+        assert!(s.peek().unwrap().is_none());
+        assert_eq!(
+            std::fs::metadata(dir.path().join("nats.spool"))
+                .unwrap()
+                .len(),
+            0
+        );
+    }
+}

@@ -1,0 +1,500 @@
+//! The long-running agent with a real `nats-server` (JetStream, file
+//! storage) started by the test on a free loopback port, and real HTTP:
+//! every acknowledged page has exactly one verdict in the stream (by id),
+//! through a broker outage in the middle of the run, under overload
+//! (back-pressure, bounded memory), and across SIGTERM.
+
+mod common;
+
+use common::{bin, shared_data};
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct Nats {
+    child: Option<Child>,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Nats {
+    fn start(dir: &Path) -> Option<Nats> {
+        let mut n = Nats {
+            child: None,
+            port: free_port(),
+            dir: dir.to_path_buf(),
+        };
+        n.restart()?;
+        Some(n)
+    }
+
+    fn restart(&mut self) -> Option<()> {
+        let child = std::process::Command::new("nats-server")
+            .args([
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-sd",
+            ])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(child) = child else {
+            eprintln!("SKIP: nats-server not installed (.ci/run installs it)");
+            return None;
+        };
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(())
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// The verdict ids in the stream, in stream order.
+    fn ids(&self, stream: &str) -> Vec<String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let client = async_nats::connect(self.url()).await.unwrap();
+            let js = async_nats::jetstream::new(client);
+            let mut s = js.get_stream(stream).await.unwrap();
+            let info = s.info().await.unwrap().state.clone();
+            let mut ids = Vec::new();
+            if info.messages == 0 {
+                return ids;
+            }
+            for seq in info.first_sequence..=info.last_sequence {
+                if let Ok(m) = s.get_raw_message(seq).await {
+                    let v: serde_json::Value = serde_json::from_slice(&m.payload).unwrap();
+                    if v["type"] != "site_flag" {
+                        ids.push(v["id"].as_str().unwrap().to_string());
+                    }
+                }
+            }
+            ids
+        })
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+struct Agent {
+    child: Child,
+    addr: String,
+}
+
+impl Agent {
+    fn start(config: &Path) -> Agent {
+        let mut child = bin()
+            .args(["agent", "-c"])
+            .arg(config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("agent listening on http://")
+            .unwrap_or_else(|| panic!("agent: {line}"))
+            .to_string();
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            let _ = err.read_to_string(&mut sink);
+            if !sink.is_empty() {
+                eprintln!("agent log:\n{sink}");
+            }
+        });
+        Agent { child, addr }
+    }
+
+    fn metric(&self, name: &str) -> f64 {
+        let (_, body) = http(&self.addr, "GET", "/metrics", &[], b"").unwrap();
+        String::from_utf8_lossy(&body)
+            .lines()
+            .filter(|l| l.starts_with(name))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
+    fn rss_peak_kb(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request: (status, body, retry-after seen).
+fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes())?;
+    s.write_all(body)?;
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp)?;
+    let split = resp
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no HTTP head"))?;
+    let head = String::from_utf8_lossy(&resp[..split]).to_string();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other("bad status"))?;
+    if status == 503 {
+        assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
+    }
+    Ok((status, resp[split + 4..].to_vec()))
+}
+
+/// Posts a page; on 503 waits and retries (as a crawler would). Returns the verdict id.
+fn post_until_taken(addr: &str, url: &str, html: &str, refused: &Mutex<u64>) -> Option<String> {
+    for _ in 0..2000 {
+        match http(
+            addr,
+            "POST",
+            "/v1/pages",
+            &[
+                ("X-Crawlsieve-Url", url),
+                ("Content-Type", "text/html; charset=utf-8"),
+            ],
+            html.as_bytes(),
+        ) {
+            Ok((200, body)) => {
+                let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                return Some(v["id"].as_str().unwrap().to_string());
+            }
+            Ok((503, _)) => {
+                *refused.lock().unwrap() += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok((s, b)) => panic!("{s}: {}", String::from_utf8_lossy(&b)),
+            Err(_) => return None, // the agent is gone (shutdown test)
+        }
+    }
+    panic!("never taken");
+}
+
+fn real_pages(n: usize) -> Vec<String> {
+    let Some(data) = shared_data() else {
+        return (0..n).map(|i| common::article(200 + i)).collect();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![data.join("extraction/wcxb-dev/dev")];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().contains(".htm") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for p in files.into_iter().take(n) {
+        let raw = std::fs::read(&p).unwrap();
+        let mut html = String::new();
+        if p.to_string_lossy().ends_with(".gz") {
+            flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_string(&mut html)
+                .unwrap();
+        } else {
+            html = String::from_utf8_lossy(&raw).to_string();
+        }
+        out.push(html);
+    }
+    out
+}
+
+fn config(dir: &Path, nats: Option<&Nats>, extra: &str) -> PathBuf {
+    let mut text = format!(
+        "workers = 2\n[neighborhoods]\nenabled = false\n[agent]\nlisten = \"127.0.0.1:0\"\n{extra}\n[[agent.sources]]\nkind = \"http\"\n[[agent.sinks]]\nkind = \"jsonl\"\npath = {:?}\n[agent.spool]\ndir = {:?}\n",
+        dir.join("verdicts.jsonl"),
+        dir.join("spool")
+    );
+    if let Some(n) = nats {
+        text.push_str(&format!(
+            "[[agent.sinks]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"VERDICTS\"\nsubject = \"crawl.verdicts\"\nack_timeout_ms = 500\n",
+            n.url()
+        ));
+    }
+    let path = dir.join("agent.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn jsonl_ids(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("verdicts.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Posts `n` pages from `threads` threads; returns the acknowledged verdict ids.
+fn post_many(
+    addr: &str,
+    pages: &[String],
+    n: usize,
+    threads: usize,
+    tag: &str,
+    pause: Duration,
+    refused: &Arc<Mutex<u64>>,
+) -> Vec<String> {
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let mut handles = Vec::new();
+    for t in 0..threads {
+        let (addr, pages, acked, refused, tag) = (
+            addr.to_string(),
+            pages.to_vec(),
+            acked.clone(),
+            refused.clone(),
+            tag.to_string(),
+        );
+        handles.push(std::thread::spawn(move || {
+            for i in (t..n).step_by(threads) {
+                let url = format!("http://site{}.example/{tag}/{i}", i % 7);
+                if let Some(id) = post_until_taken(&addr, &url, &pages[i % pages.len()], &refused) {
+                    acked.lock().unwrap().push(id);
+                }
+                std::thread::sleep(pause);
+            }
+        }));
+    }
+    for h in handles {
+        h.join().unwrap();
+    }
+    let v = acked.lock().unwrap().clone();
+    v
+}
+
+#[test]
+fn every_page_has_exactly_one_verdict_in_the_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nats) = Nats::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let agent = Agent::start(&config(dir.path(), Some(&nats), ""));
+    let pages = real_pages(30);
+    let refused = Arc::new(Mutex::new(0));
+    let started = Instant::now();
+    let acked = post_many(&agent.addr, &pages, 300, 4, "t", Duration::ZERO, &refused);
+    let secs = started.elapsed().as_secs_f64();
+    assert_eq!(acked.len(), 300);
+    let in_stream = nats.ids("VERDICTS");
+    let want: HashSet<&String> = acked.iter().collect();
+    let got: HashSet<&String> = in_stream.iter().collect();
+    assert_eq!(in_stream.len(), 300, "exactly one message per page");
+    assert_eq!(got, want);
+    assert_eq!(jsonl_ids(dir.path()).len(), 300);
+    assert_eq!(agent.metric("crawlsieve_pages_in_total"), 300.0);
+    eprintln!("300 real pages through HTTP → NATS JetStream in {secs:.2} s: {:.0} verdicts/s; agent peak RSS {} MB", 300.0 / secs, agent.rss_peak_kb() / 1024);
+}
+
+#[test]
+fn a_broker_outage_loses_nothing_and_duplicates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut nats) = Nats::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let agent = Agent::start(&config(dir.path(), Some(&nats), ""));
+    let pages = real_pages(20);
+    let refused = Arc::new(Mutex::new(0));
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let poster = {
+        let (addr, pages, acked, refused) = (
+            agent.addr.clone(),
+            pages.clone(),
+            acked.clone(),
+            refused.clone(),
+        );
+        std::thread::spawn(move || {
+            for i in 0..150 {
+                let url = format!("http://site{}.example/f/{i}", i % 5);
+                if let Some(id) = post_until_taken(&addr, &url, &pages[i % pages.len()], &refused) {
+                    acked.lock().unwrap().push(id);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    while acked.lock().unwrap().len() < 40 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    nats.kill();
+    while acked.lock().unwrap().len() < 90 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let spooled = agent.metric("crawlsieve_spool_depth");
+    assert!(spooled > 0.0, "verdicts were spooled during the outage");
+    nats.restart().unwrap();
+    poster.join().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while agent.metric("crawlsieve_spool_depth") > 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the spool drained after the broker came back"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert_eq!(acked.len(), 150);
+    let in_stream = nats.ids("VERDICTS");
+    let got: HashSet<&String> = in_stream.iter().collect();
+    assert_eq!(
+        got,
+        acked.iter().collect::<HashSet<_>>(),
+        "every acknowledged page is in the stream"
+    );
+    assert_eq!(
+        in_stream.len(),
+        150,
+        "and exactly once (the stream de-duplicates by message id)"
+    );
+    eprintln!(
+        "outage: {spooled} verdicts spooled at the peak, {} duplicates dropped by the stream, {} sends failed",
+        agent.metric("crawlsieve_sink_duplicates_total"),
+        agent.metric("crawlsieve_sink_failures_total")
+    );
+}
+
+#[test]
+fn overload_is_pushed_back_and_memory_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), None, "queue = 2");
+    std::fs::write(
+        &path,
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("workers = 2", "workers = 1"),
+    )
+    .unwrap();
+    let agent = Agent::start(&path);
+    let pages = real_pages(40);
+    let refused = Arc::new(Mutex::new(0));
+    let acked = post_many(&agent.addr, &pages, 400, 16, "o", Duration::ZERO, &refused);
+    assert_eq!(acked.len(), 400, "every page was taken in the end");
+    let refused = *refused.lock().unwrap();
+    assert!(refused > 0, "the agent pushed back");
+    assert_eq!(agent.metric("crawlsieve_rejected_total"), refused as f64);
+    let ids = jsonl_ids(dir.path());
+    assert_eq!(ids.len(), 400);
+    let rss = agent.rss_peak_kb() / 1024;
+    assert!(rss < 300, "peak RSS {rss} MB");
+    eprintln!("overload: 400 pages from 16 clients on 1 worker: {refused} refusals (503), peak RSS {rss} MB");
+}
+
+#[test]
+fn sigterm_finishes_pages_in_flight_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nats) = Nats::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let mut agent = Agent::start(&config(dir.path(), Some(&nats), ""));
+    let pages = real_pages(20);
+    let refused = Arc::new(Mutex::new(0));
+    let addr = agent.addr.clone();
+    let poster = {
+        let refused = refused.clone();
+        std::thread::spawn(move || {
+            post_many(&addr, &pages, 100_000, 4, "s", Duration::ZERO, &refused)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = agent.terminate();
+    let acked = poster.join().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(acked.len() > 10, "{}", acked.len());
+    let in_file: HashSet<String> = jsonl_ids(dir.path()).into_iter().collect();
+    let in_stream: HashSet<String> = nats.ids("VERDICTS").into_iter().collect();
+    for id in &acked {
+        assert!(
+            in_file.contains(id),
+            "acknowledged page {id} missing from the JSONL sink"
+        );
+        assert!(
+            in_stream.contains(id),
+            "acknowledged page {id} missing from the stream"
+        );
+    }
+    eprintln!(
+        "SIGTERM: {} pages acknowledged before the stop, all in both sinks",
+        acked.len()
+    );
+}
