@@ -61,6 +61,47 @@ fn default_spool_bytes() -> u64 {
 pub enum SourceConfig {
     /// `POST /v1/pages` on `agent.listen`.
     Http {},
+    /// Pages published by the crawler to a NATS JetStream subject (JSON envelopes),
+    /// read with a durable pull consumer; each acked once its verdict is delivered.
+    Nats {
+        #[serde(default = "default_nats_url")]
+        url: String,
+        /// The stream holding the pages (created with `subject` when missing).
+        stream: String,
+        subject: String,
+        #[serde(default = "default_consumer")]
+        consumer: String,
+    },
+    /// Pages on a Kafka topic (JSON envelopes), read in a consumer group; offsets
+    /// are committed only past pages whose verdicts are delivered.
+    Kafka {
+        brokers: String,
+        topic: String,
+        #[serde(default = "default_group")]
+        group: String,
+    },
+    /// A directory the crawler writes WARC files into: each new `*.warc` /
+    /// `*.warc.gz` is processed once (in-progress names such as Heritrix's
+    /// `.open` are ignored); progress is checkpointed so a restart neither
+    /// skips nor repeats a file.
+    WarcDir {
+        path: PathBuf,
+        /// Checkpoint file (default: `.crawlsieve-checkpoint.json` in the directory).
+        #[serde(default)]
+        checkpoint: Option<PathBuf>,
+        #[serde(default = "default_poll")]
+        poll_seconds: u64,
+    },
+}
+
+fn default_consumer() -> String {
+    "crawlsieve".into()
+}
+fn default_group() -> String {
+    "crawlsieve".into()
+}
+fn default_poll() -> u64 {
+    5
 }
 
 /// A destination for verdicts.
@@ -87,6 +128,14 @@ pub enum SinkConfig {
         /// The stream's de-duplication window, when the agent creates the stream.
         #[serde(default = "default_dedup_s")]
         duplicate_window_seconds: u64,
+    },
+    /// Kafka: key = site, so one site's verdicts stay in one partition, in order;
+    /// idempotent producer (no duplicates from the producer's own retries).
+    Kafka {
+        brokers: String,
+        topic: String,
+        #[serde(default = "default_ack_ms")]
+        ack_timeout_ms: u64,
     },
 }
 

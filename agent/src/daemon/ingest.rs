@@ -137,7 +137,7 @@ async fn pages(State(agent): State<Arc<Agent>>, headers: HeaderMap, body: Bytes)
             return (StatusCode::BAD_REQUEST, format!("{why}\n")).into_response();
         }
     };
-    let Some(reply) = agent.pool.submit(input) else {
+    let Ok(reply) = agent.pool.submit(input) else {
         return refuse(&agent, "queue_full", 1);
     };
     agent.metrics.pages_in.inc();

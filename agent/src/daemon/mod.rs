@@ -12,19 +12,23 @@
 //!   bounded queue; `metrics`: `/metrics`; `ingest`: `POST /v1/pages`.
 
 pub mod config;
+pub mod feed;
 pub mod ingest;
 pub mod metrics;
 pub mod pool;
+pub mod sources;
 
 use crate::neighborhoods::tracker::Tracker;
 use crate::neighborhoods::SiteFlag;
 use crate::pipeline::Pipeline;
+use crate::sinks::kafka::KafkaSink;
 use crate::sinks::nats::NatsSink;
 use crate::sinks::rotating::RotatingJsonl;
 use crate::sinks::spool::Spool;
 use crate::verdict::Verdict;
 use config::{AgentSettings, SinkConfig, SourceConfig};
 use metrics::{Metrics, ReasonLabel, SinkLabel, VerdictLabel};
+use std::future::IntoFuture;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +37,7 @@ use std::time::Duration;
 pub enum Output {
     Jsonl(RotatingJsonl),
     Nats(Arc<NatsSink>),
+    Kafka(Arc<KafkaSink>),
 }
 
 /// Everything a request handler needs.
@@ -50,15 +55,18 @@ impl Agent {
     pub fn spool_full(&self) -> bool {
         self.outputs.iter().any(|o| match o {
             Output::Nats(n) => n.spool.would_overflow(64 * 1024),
+            Output::Kafka(k) => k.spool.would_overflow(64 * 1024),
             Output::Jsonl(_) => false,
         })
     }
 
-    async fn send_all(&self, id: &str, payload: &[u8]) -> anyhow::Result<()> {
+    /// `key` orders messages where the broker can (Kafka: the site).
+    async fn send_all(&self, key: &str, id: &str, payload: &[u8]) -> anyhow::Result<()> {
         for o in &self.outputs {
             match o {
                 Output::Jsonl(j) => j.send(payload)?,
                 Output::Nats(n) => n.send(id, payload).await?,
+                Output::Kafka(k) => k.send(key, id, payload).await?,
             }
         }
         Ok(())
@@ -67,7 +75,8 @@ impl Agent {
     /// Sends a verdict to every sink; Ok means every sink accepted it.
     pub async fn deliver(&self, v: &Verdict) -> anyhow::Result<()> {
         let payload = serde_json::to_vec(v)?;
-        self.send_all(&v.id, &payload).await?;
+        self.send_all(v.site.as_deref().unwrap_or(""), &v.id, &payload)
+            .await?;
         self.metrics
             .verdicts_out
             .get_or_create(&VerdictLabel {
@@ -93,7 +102,8 @@ impl Agent {
 
     async fn deliver_flag(&self, f: &SiteFlag) -> anyhow::Result<()> {
         let id = format!("site_flag:{}:{}:{}", f.neighborhood, f.state, f.pages);
-        self.send_all(&id, &serde_json::to_vec(f)?).await?;
+        self.send_all(&f.neighborhood, &id, &serde_json::to_vec(f)?)
+            .await?;
         self.metrics.site_flags.inc();
         Ok(())
     }
@@ -220,6 +230,25 @@ pub async fn run(
                     .await?,
                 )
             }
+            SinkConfig::Kafka {
+                brokers,
+                topic,
+                ack_timeout_ms,
+            } => {
+                let name = format!("kafka-{i}");
+                let spool = Spool::open(
+                    &agent_settings.spool.dir,
+                    &name,
+                    agent_settings.spool.max_bytes,
+                )?;
+                Output::Kafka(KafkaSink::start(
+                    name,
+                    brokers,
+                    topic.clone(),
+                    Duration::from_millis(*ack_timeout_ms),
+                    spool,
+                )?)
+            }
         });
     }
     let agent = Arc::new(Agent {
@@ -234,6 +263,46 @@ pub async fn run(
         .sources
         .iter()
         .any(|s| matches!(s, SourceConfig::Http {}));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let window = agent_settings.queue.max(1);
+    let mut queue_sources = tokio::task::JoinSet::new();
+    for source in &agent_settings.sources {
+        let (a, stop) = (agent.clone(), stop_rx.clone());
+        match source.clone() {
+            SourceConfig::Http {} => {}
+            SourceConfig::Nats {
+                url,
+                stream,
+                subject,
+                consumer,
+            } => {
+                queue_sources.spawn(sources::nats(
+                    a, url, stream, subject, consumer, window, stop,
+                ));
+            }
+            SourceConfig::Kafka {
+                brokers,
+                topic,
+                group,
+            } => {
+                queue_sources.spawn(sources::kafka(a, brokers, topic, group, window, stop));
+            }
+            SourceConfig::WarcDir {
+                path,
+                checkpoint,
+                poll_seconds,
+            } => {
+                queue_sources.spawn(sources::warc_dir(
+                    a,
+                    path,
+                    checkpoint,
+                    Duration::from_secs(poll_seconds.max(1)),
+                    window,
+                    stop,
+                ));
+            }
+        }
+    }
     let app = ingest::router(agent.clone(), http_source);
     let listener = tokio::net::TcpListener::bind(&agent_settings.listen)
         .await
@@ -241,10 +310,26 @@ pub async fn run(
     let addr = listener.local_addr()?;
     tracing::info!(%addr, workers, "agent listening");
     bound(addr);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
-    // In-flight requests have finished: every accepted page has its verdict in the sinks.
+    let mut http_stop = stop_rx.clone();
+    let server = tokio::spawn(
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = http_stop.wait_for(|s| *s).await;
+            })
+            .into_future(),
+    );
+    shutdown.await;
+    let _ = stop_tx.send(true);
+    // Sources stop taking pages and finish those in flight; so do HTTP requests.
+    while let Some(done) = queue_sources.join_next().await {
+        match done {
+            Ok(Err(e)) => tracing::error!(error = %e, "source failed"),
+            Err(e) => tracing::error!(error = %e, "source panicked"),
+            Ok(Ok(())) => {}
+        }
+    }
+    server.await??;
+    // Every accepted page has its verdict in the sinks.
     agent.finish().await?;
     tracing::info!("agent stopped");
     Ok(())

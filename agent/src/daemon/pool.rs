@@ -35,12 +35,14 @@ impl Pool {
         Ok(Pool { tx })
     }
 
-    /// Queues a page; `None` when the queue is full (push back).
-    pub fn submit(&self, input: Input) -> Option<oneshot::Receiver<Verdict>> {
+    /// Queues a page; gives it back when the queue is full (push back).
+    pub fn submit(&self, input: Input) -> Result<oneshot::Receiver<Verdict>, Box<Input>> {
         let (reply, rx) = oneshot::channel();
         match self.tx.try_send(Job { input, reply }) {
-            Ok(()) => Some(rx),
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => None,
+            Ok(()) => Ok(rx),
+            Err(TrySendError::Full(job)) | Err(TrySendError::Disconnected(job)) => {
+                Err(Box::new(job.input))
+            }
         }
     }
 }

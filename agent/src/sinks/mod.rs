@@ -5,6 +5,7 @@
 //! to disk (`spool`) when a broker is down.
 
 pub mod jsonl;
+pub mod kafka;
 pub mod nats;
 pub mod rotating;
 pub mod spool;
