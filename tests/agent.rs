@@ -503,11 +503,15 @@ fn sigterm_finishes_pages_in_flight_and_loses_nothing() {
 struct Tansu {
     child: Child,
     port: u16,
+    storage: String,
 }
 
 impl Tansu {
     fn start(topics: &[&str]) -> Option<Tansu> {
-        let port = free_port();
+        Self::start_with(free_port(), "memory://tansu/", topics)
+    }
+
+    fn start_with(port: u16, storage: &str, topics: &[&str]) -> Option<Tansu> {
         let url = format!("tcp://127.0.0.1:{port}");
         let child = std::process::Command::new("tansu")
             .args([
@@ -517,7 +521,7 @@ impl Tansu {
                 "--advertised-listener-url",
                 &url,
                 "--storage-engine",
-                "memory://tansu/",
+                storage,
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -526,7 +530,11 @@ impl Tansu {
             eprintln!("SKIP: tansu not installed (.ci/run installs it)");
             return None;
         };
-        let t = Tansu { child, port };
+        let t = Tansu {
+            child,
+            port,
+            storage: storage.to_string(),
+        };
         let deadline = Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(Instant::now() < deadline, "tansu did not start");
@@ -552,6 +560,17 @@ impl Tansu {
 
     fn brokers(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts again on the same port and storage (topics persist on SQLite).
+    fn restart(&mut self) {
+        let again = Tansu::start_with(self.port, &self.storage, &[]).expect("tansu restarts");
+        drop(std::mem::replace(self, again));
     }
 
     fn produce(&self, topic: &str, payloads: &[String]) {
@@ -721,4 +740,134 @@ fn a_warc_directory_is_processed_once_per_file() {
         checkpoint.contains("a.warc.gz") && checkpoint.contains("c.warc.gz"),
         "{checkpoint}"
     );
+}
+
+#[test]
+fn a_kafka_outage_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = format!("sqlite://{}", dir.path().join("tansu.db").display());
+    let Some(mut kafka) = Tansu::start_with(free_port(), &storage, &["verdicts"]) else {
+        return;
+    };
+    let path = config(dir.path(), None, "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[[agent.sinks]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"verdicts\"\nack_timeout_ms = 1000\n",
+        kafka.brokers()
+    ));
+    std::fs::write(&path, text).unwrap();
+    let agent = Agent::start(&path);
+    let pages = real_pages(20);
+    let refused = Arc::new(Mutex::new(0));
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let poster = {
+        let (addr, pages, acked, refused) = (
+            agent.addr.clone(),
+            pages.clone(),
+            acked.clone(),
+            refused.clone(),
+        );
+        std::thread::spawn(move || {
+            for i in 0..120 {
+                let url = format!("http://site{}.example/kf/{i}", i % 5);
+                if let Some(id) = post_until_taken(&addr, &url, &pages[i % pages.len()], &refused) {
+                    acked.lock().unwrap().push(id);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    while acked.lock().unwrap().len() < 30 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    kafka.kill();
+    while acked.lock().unwrap().len() < 70 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let spooled = agent.metric("crawlsieve_spool_depth");
+    assert!(spooled > 0.0, "verdicts were spooled during the outage");
+    kafka.restart();
+    poster.join().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while agent.metric("crawlsieve_spool_depth") > 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the spool drained after the broker came back"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let acked: HashSet<String> = acked.lock().unwrap().iter().cloned().collect();
+    assert_eq!(acked.len(), 120);
+    let out = kafka.consume("verdicts", 120);
+    let got: HashSet<String> = out.iter().map(|(_, id)| id.clone()).collect();
+    assert_eq!(got, acked, "every acknowledged page is in the topic");
+    let duplicates = out.len() - got.len();
+    eprintln!(
+        "Kafka outage: {spooled} verdicts spooled at the peak; {duplicates} duplicates in the topic ({} sends failed)",
+        agent.metric("crawlsieve_sink_failures_total")
+    );
+    assert!(
+        duplicates as f64 <= agent.metric("crawlsieve_sink_failures_total"),
+        "duplicates only from failed sends"
+    );
+}
+
+#[test]
+fn pages_from_a_nats_subject_are_judged_and_acked() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nats) = Nats::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let path = config(dir.path(), Some(&nats), "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\n",
+        nats.url()
+    ));
+    std::fs::write(&path, text).unwrap();
+    // NATS's default payload limit is 1 MB: the pages that fit.
+    let pages: Vec<String> = real_pages(40).into_iter().filter(|p| p.len() < 800_000).take(20).collect();
+    // The crawler publishes first: the stream keeps the pages until the agent reads them.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        js.get_or_create_stream(async_nats::jetstream::stream::Config {
+            name: "PAGES".into(),
+            subjects: vec!["crawl.pages".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        for i in 0..150 {
+            let env = serde_json::json!({"url": format!("http://site{}.example/n/{i}", i % 4), "html": pages[i % pages.len()]});
+            js.publish("crawl.pages", serde_json::to_vec(&env).unwrap().into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        }
+        // And one that is not a page: it still gets a verdict (error).
+        js.publish("crawl.pages", "not json".into()).await.unwrap().await.unwrap();
+    });
+    let mut agent = Agent::start(&path);
+    let ids = wait_for_lines(dir.path(), 151);
+    assert_eq!(ids.len(), 151);
+    assert!(agent.terminate().success());
+    let in_stream: HashSet<String> = nats.ids("VERDICTS").into_iter().collect();
+    assert_eq!(in_stream.len(), 151);
+    // Every page message was acked: nothing pending for the agent's consumer.
+    let pending = rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let stream = js.get_stream("PAGES").await.unwrap();
+        let mut c: async_nats::jetstream::consumer::PullConsumer =
+            stream.get_consumer("crawlsieve").await.unwrap();
+        let info = c.info().await.unwrap();
+        (info.num_ack_pending, info.num_pending)
+    });
+    assert_eq!(pending, (0, 0), "(ack pending, not yet delivered)");
 }
