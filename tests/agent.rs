@@ -128,13 +128,18 @@ impl Agent {
             .spawn()
             .unwrap();
         let mut err = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        err.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("agent listening on http://")
-            .unwrap_or_else(|| panic!("agent: {line}"))
-            .to_string();
+        // Log lines (RUST_LOG) may come first.
+        let addr = loop {
+            let mut line = String::new();
+            assert!(
+                err.read_line(&mut line).unwrap() > 0,
+                "the agent exited before listening"
+            );
+            if let Some(a) = line.trim().strip_prefix("agent listening on http://") {
+                break a.to_string();
+            }
+            eprint!("{line}");
+        };
         std::thread::spawn(move || {
             let mut sink = String::new();
             let _ = err.read_to_string(&mut sink);
@@ -525,6 +530,8 @@ impl Tansu {
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // sqlite:// paths are relative to the working directory.
+            .current_dir(std::env::temp_dir())
             .spawn();
         let Ok(child) = child else {
             eprintln!("SKIP: tansu not installed (.ci/run installs it)");
@@ -745,14 +752,21 @@ fn a_warc_directory_is_processed_once_per_file() {
 #[test]
 fn a_kafka_outage_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let storage = format!("sqlite://{}", dir.path().join("tansu.db").display());
+    let storage = format!(
+        "sqlite://{}",
+        dir.path()
+            .join("tansu.db")
+            .strip_prefix(std::env::temp_dir())
+            .unwrap()
+            .display()
+    );
     let Some(mut kafka) = Tansu::start_with(free_port(), &storage, &["verdicts"]) else {
         return;
     };
     let path = config(dir.path(), None, "");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
-        "[[agent.sinks]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"verdicts\"\nack_timeout_ms = 1000\n",
+        "[[agent.sinks]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"verdicts\"\nack_timeout_ms = 1000\nidempotent = false\n",
         kafka.brokers()
     ));
     std::fs::write(&path, text).unwrap();
@@ -826,7 +840,11 @@ fn pages_from_a_nats_subject_are_judged_and_acked() {
     ));
     std::fs::write(&path, text).unwrap();
     // NATS's default payload limit is 1 MB: the pages that fit.
-    let pages: Vec<String> = real_pages(40).into_iter().filter(|p| p.len() < 800_000).take(20).collect();
+    let pages: Vec<String> = real_pages(40)
+        .into_iter()
+        .filter(|p| p.len() < 800_000)
+        .take(20)
+        .collect();
     // The crawler publishes first: the stream keeps the pages until the agent reads them.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

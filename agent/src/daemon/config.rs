@@ -136,7 +136,15 @@ pub enum SinkConfig {
         topic: String,
         #[serde(default = "default_ack_ms")]
         ack_timeout_ms: u64,
+        /// Idempotent producer (no duplicates from its own retries). tansu 0.6
+        /// loses idempotent producers' state when it restarts: set false there.
+        #[serde(default = "default_true")]
+        idempotent: bool,
     },
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_rotate() -> u64 {

@@ -111,20 +111,23 @@ impl Agent {
     /// Refreshes gauges read at scrape time.
     pub fn refresh_gauges(&self) {
         for o in &self.outputs {
-            if let Output::Nats(n) = o {
-                let label = SinkLabel {
-                    sink: n.name.clone(),
-                };
-                self.metrics
-                    .spool_depth
-                    .get_or_create(&label)
-                    .set(n.spool.depth() as i64);
-                let failures = self.metrics.sink_failures.get_or_create(&label);
-                let now = n.failures.load(Ordering::Relaxed);
-                failures.inc_by(now.saturating_sub(failures.get()));
-                let dups = self.metrics.sink_duplicates.get_or_create(&label);
-                let now = n.duplicates.load(Ordering::Relaxed);
-                dups.inc_by(now.saturating_sub(dups.get()));
+            let (name, spool, failures, duplicates) = match o {
+                Output::Nats(n) => (&n.name, &n.spool, &n.failures, Some(&n.duplicates)),
+                Output::Kafka(k) => (&k.name, &k.spool, &k.failures, None),
+                Output::Jsonl(_) => continue,
+            };
+            let label = SinkLabel { sink: name.clone() };
+            self.metrics
+                .spool_depth
+                .get_or_create(&label)
+                .set(spool.depth() as i64);
+            let counter = self.metrics.sink_failures.get_or_create(&label);
+            let now = failures.load(Ordering::Relaxed);
+            counter.inc_by(now.saturating_sub(counter.get()));
+            if let Some(d) = duplicates {
+                let counter = self.metrics.sink_duplicates.get_or_create(&label);
+                let now = d.load(Ordering::Relaxed);
+                counter.inc_by(now.saturating_sub(counter.get()));
             }
         }
         for set in self.pipeline.labels().load().sets() {
@@ -234,6 +237,7 @@ pub async fn run(
                 brokers,
                 topic,
                 ack_timeout_ms,
+                idempotent,
             } => {
                 let name = format!("kafka-{i}");
                 let spool = Spool::open(
@@ -246,6 +250,7 @@ pub async fn run(
                     brokers,
                     topic.clone(),
                     Duration::from_millis(*ack_timeout_ms),
+                    *idempotent,
                     spool,
                 )?)
             }

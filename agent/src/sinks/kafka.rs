@@ -17,7 +17,11 @@ use tokio::sync::Notify;
 
 pub struct KafkaSink {
     pub name: String,
-    producer: FutureProducer,
+    /// Replaced when it fails fatally (an idempotent producer whose state the
+    /// broker lost, e.g. after a broker restart, must be recreated).
+    producer: arc_swap::ArcSwap<FutureProducer>,
+    brokers: String,
+    idempotent: bool,
     topic: String,
     ack_timeout: Duration,
     pub spool: Spool,
@@ -31,22 +35,16 @@ impl KafkaSink {
         brokers: &str,
         topic: String,
         ack_timeout: Duration,
+        idempotent: bool,
         spool: Spool,
     ) -> anyhow::Result<Arc<Self>> {
-        let producer: FutureProducer = ClientConfig::new()
-            .set("bootstrap.servers", brokers)
-            .set("enable.idempotence", "true")
-            .set("acks", "all")
-            .set("linger.ms", "2")
-            .set(
-                "message.timeout.ms",
-                ack_timeout.as_millis().max(1000).to_string(),
-            )
-            .create()
+        let producer = make_producer(brokers, ack_timeout, idempotent)
             .map_err(|e| anyhow::anyhow!("kafka sink {name}: {e}"))?;
         let sink = Arc::new(KafkaSink {
             name,
-            producer,
+            producer: arc_swap::ArcSwap::from_pointee(producer),
+            brokers: brokers.to_string(),
+            idempotent,
             topic,
             ack_timeout,
             spool,
@@ -66,6 +64,7 @@ impl KafkaSink {
                 value: Some(id),
             }));
         self.producer
+            .load()
             .send(record, self.ack_timeout)
             .await
             .map_err(|(e, _)| anyhow::anyhow!("{e}"))?;
@@ -95,8 +94,23 @@ impl KafkaSink {
         Ok(())
     }
 
+    /// A fresh producer (new producer id), after a fatal error or repeated failures.
+    fn renew_producer(&self) {
+        use rdkafka::producer::Producer;
+        if let Some((code, why)) = self.producer.load().client().fatal_error() {
+            tracing::warn!(sink = %self.name, ?code, why, "producer failed fatally; recreating it");
+        }
+        match make_producer(&self.brokers, self.ack_timeout, self.idempotent) {
+            Ok(p) => self.producer.store(Arc::new(p)),
+            Err(e) => {
+                tracing::warn!(sink = %self.name, error = %e, "could not recreate the producer")
+            }
+        }
+    }
+
     async fn replay(self: Arc<Self>) {
         let mut backoff = Duration::from_millis(200);
+        let mut failures = 0u32;
         loop {
             let Ok(next) = self.spool.peek() else {
                 tokio::time::sleep(Duration::from_secs(1)).await;
@@ -116,12 +130,38 @@ impl KafkaSink {
                         tracing::error!(sink = %self.name, error = %e, "spool commit failed");
                     }
                     backoff = Duration::from_millis(200);
+                    failures = 0;
                 }
-                Err(_) => {
+                Err(e) => {
+                    tracing::debug!(sink = %self.name, error = %e, "replay: broker still unavailable");
+                    failures += 1;
+                    if failures % 3 == 0 {
+                        self.renew_producer();
+                    }
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                 }
             }
         }
     }
+}
+
+fn make_producer(
+    brokers: &str,
+    ack_timeout: Duration,
+    idempotent: bool,
+) -> rdkafka::error::KafkaResult<FutureProducer> {
+    ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set(
+            "enable.idempotence",
+            if idempotent { "true" } else { "false" },
+        )
+        .set("acks", "all")
+        .set("linger.ms", "2")
+        .set(
+            "message.timeout.ms",
+            ack_timeout.as_millis().max(1000).to_string(),
+        )
+        .create()
 }
