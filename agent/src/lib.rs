@@ -13,7 +13,10 @@
 //!
 //! The modules follow the data flow: `sources` → `decode` → `analyse` →
 //! `extract` → filters (in `pipeline`) → `chunks` → `stopchunks` / `labels`
-//! → `verdict` → `sinks`; `scan` wires them with threads.
+//! → `verdict` → `neighborhoods` → `sinks`. `scan` wires them with threads
+//! for files; `daemon` is the long-running agent (HTTP, NATS, Kafka, WARC
+//! directory in; JSONL, NATS, Kafka out); `hub` serves labeled sets;
+//! `report` and `crawllog` read verdict streams back.
 
 pub mod analyse;
 pub mod chunks;
