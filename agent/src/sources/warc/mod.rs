@@ -12,9 +12,16 @@
 //! `<...>` (as wget writes them) are unwrapped. Chunked transfer encoding and
 //! gzip/deflate content encoding of the payload are undone.
 
+mod http;
+mod resync;
+
+pub use http::http_page;
+pub use resync::Counting;
+use resync::{skip_to_gzip_header, skip_to_warc_line};
+
 use super::{read_capped, Emit, Limits, Source, SourceStats};
-use crate::page::{Broken, Input, Origin, Page};
-use flate2::bufread::{DeflateDecoder, GzDecoder, ZlibDecoder};
+use crate::page::{Broken, Input, Origin};
+use flate2::bufread::GzDecoder;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
@@ -285,219 +292,9 @@ fn read_header(r: &mut impl BufRead) -> Result<Header, ReadError> {
     }
 }
 
-/// Turns an HTTP response block into a page: `Ok(None)` when it is not HTML,
-/// `Err` with the reason when it is HTML that cannot be decoded.
-pub fn http_page(
-    block: &[u8],
-    cut: bool,
-    limits: &Limits,
-) -> Result<Option<Page<'static>>, String> {
-    let mut headers = [httparse::EMPTY_HEADER; 256];
-    let mut response = httparse::Response::new(&mut headers);
-    let header_len = match response.parse(block) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Err("HTTP header cut off".into()),
-        Err(e) => return Err(format!("bad HTTP header: {e}")),
-    };
-    let status = response.code;
-    let header = |name: &str| {
-        response
-            .headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
-    };
-    let content_type = header("content-type");
-    let payload = &block[header_len..];
-    let is_html = match &content_type {
-        Some(ct) => {
-            let mime = ct
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            limits.html_content_types.contains(&mime)
-        }
-        None => looks_like_html(payload),
-    };
-    if !is_html {
-        return Ok(None);
-    }
-    let mut body: Vec<u8> = payload.to_vec();
-    let mut truncated = cut;
-    if header("transfer-encoding").is_some_and(|te| te.to_ascii_lowercase().contains("chunked")) {
-        if let Some(plain) = dechunk(&body) {
-            body = plain;
-        }
-    }
-    match header("content-encoding")
-        .map(|e| e.to_ascii_lowercase())
-        .as_deref()
-    {
-        None | Some("") | Some("identity") => {}
-        Some("gzip") | Some("x-gzip") => {
-            let (b, t) = inflate(GzDecoder::new(&body[..]), limits.max_page_bytes, "gzip")?;
-            body = b;
-            truncated |= t;
-        }
-        Some("deflate") => {
-            // "deflate" is zlib by the standard and raw deflate in practice; try both.
-            let zlib = inflate(
-                ZlibDecoder::new(&body[..]),
-                limits.max_page_bytes,
-                "deflate",
-            );
-            let (b, t) = zlib.or_else(|_| {
-                inflate(
-                    DeflateDecoder::new(&body[..]),
-                    limits.max_page_bytes,
-                    "deflate",
-                )
-            })?;
-            body = b;
-            truncated |= t;
-        }
-        Some(other) => return Err(format!("unsupported Content-Encoding `{other}`")),
-    }
-    if body.len() > limits.max_page_bytes {
-        body.truncate(limits.max_page_bytes);
-        truncated = true;
-    }
-    let mut page = Page::new(String::new(), body);
-    page.status = Some(status.unwrap_or(0));
-    page.content_type = content_type.map(Into::into);
-    page.truncated = truncated;
-    Ok(Some(page))
-}
-
-fn inflate(mut r: impl Read, max: usize, what: &str) -> Result<(Vec<u8>, bool), String> {
-    read_capped(&mut r, max).map_err(|e| format!("bad {what} Content-Encoding: {e}"))
-}
-
-fn looks_like_html(payload: &[u8]) -> bool {
-    let head = &payload[..payload.len().min(512)];
-    let start = head.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    let head = head[start..].to_ascii_lowercase();
-    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
-    head.starts_with(b"<!doctype html") || head.starts_with(b"<html")
-}
-
-/// Undoes chunked transfer encoding; `None` when the body is not chunked after all.
-fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(body.len());
-    loop {
-        let line_end = body.iter().position(|&b| b == b'\n')?;
-        let size_text = std::str::from_utf8(&body[..line_end]).ok()?;
-        let size_text = size_text.trim().split(';').next()?.trim();
-        let size = usize::from_str_radix(size_text, 16).ok()?;
-        body = &body[line_end + 1..];
-        if size == 0 {
-            return Some(out);
-        }
-        if body.len() < size {
-            // Cut off (size cap): keep what there is.
-            out.extend_from_slice(body);
-            return Some(out);
-        }
-        out.extend_from_slice(&body[..size]);
-        body = &body[size..];
-        body = body
-            .strip_prefix(b"\r\n")
-            .or_else(|| body.strip_prefix(b"\n"))
-            .unwrap_or(body);
-        if body.is_empty() {
-            return Some(out);
-        }
-    }
-}
-
-/// A `BufRead` that counts the bytes consumed: record offsets.
-pub struct Counting<R> {
-    inner: R,
-    pub pos: u64,
-}
-
-impl<R: BufRead> Counting<R> {
-    pub fn new(inner: R) -> Self {
-        Counting { inner, pos: 0 }
-    }
-
-    fn consume_n(&mut self, n: usize) -> io::Result<()> {
-        let available = self.inner.fill_buf()?.len();
-        self.consume(n.min(available));
-        Ok(())
-    }
-}
-
-impl<R: BufRead> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counting<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, n: usize) {
-        self.pos += n as u64;
-        self.inner.consume(n);
-    }
-}
-
-/// Advances to the next gzip member header (`1f 8b 08`); false at the end.
-fn skip_to_gzip_header<R: BufRead>(r: &mut Counting<R>) -> io::Result<bool> {
-    skip_to(r, b"\x1f\x8b\x08")
-}
-
-/// Advances to the next line that starts a WARC record; false at the end.
-fn skip_to_warc_line<R: BufRead>(r: &mut Counting<R>) -> io::Result<bool> {
-    let found = skip_to(r, b"\nWARC/")?;
-    if found {
-        r.consume(1);
-    }
-    Ok(found)
-}
-
-/// Advances to the next occurrence of `pattern` (not consuming it).
-fn skip_to<R: BufRead>(r: &mut Counting<R>, pattern: &[u8]) -> io::Result<bool> {
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
-        let buf = r.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(false);
-        }
-        // Search the carried tail of the last buffer plus this one.
-        let mut window = carry.clone();
-        window.extend_from_slice(&buf[..buf.len().min(pattern.len())]);
-        if let Some(i) = find(&window, pattern) {
-            if i >= carry.len() {
-                r.consume(i - carry.len());
-                return Ok(true);
-            }
-            // Starts in the carried tail, already consumed: the record is
-            // lost; keep looking past it.
-        }
-        if let Some(i) = find(buf, pattern) {
-            r.consume(i);
-            return Ok(true);
-        }
-        let keep = pattern.len() - 1;
-        let n = buf.len();
-        carry = buf[n.saturating_sub(keep)..].to_vec();
-        r.consume(n);
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::resync::skip_to;
     use super::*;
 
     fn limits() -> Limits {
