@@ -14,7 +14,8 @@
 //! verdict, like any broken input.
 
 use super::Agent;
-use crate::page::{Broken, Input, Origin, Page};
+use crate::page::{Input, Origin, Page};
+use crate::sources::jsonl::{json_url, page_from_json};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -72,49 +73,31 @@ fn parse(agent: &Agent, headers: &HeaderMap, body: Bytes) -> Result<Input, Strin
         .to_string();
     let origin = Origin::Ingest { id };
     let content_type = header_str(headers, "content-type").unwrap_or_default();
-    let (url, status, page_type, fetched_at, mut bytes) =
-        if content_type.starts_with("application/json") {
-            match serde_json::from_slice::<crate::sources::jsonl::JsonPage>(&body) {
-                Ok(p) => (
-                    p.url,
-                    p.status,
-                    p.content_type,
-                    p.fetched_at,
-                    p.html.into_bytes(),
-                ),
-                Err(e) => {
-                    let url = serde_json::from_slice::<serde_json::Value>(&body)
-                        .ok()
-                        .and_then(|v| v.get("url")?.as_str().map(str::to_string));
-                    if url.is_none() {
-                        return Err(format!("not a page envelope: {e}"));
-                    }
-                    return Ok(Input::Broken(Broken {
-                        url,
-                        origin,
-                        reason: format!("bad page envelope: {e}"),
-                    }));
-                }
-            }
-        } else {
-            let url = header_str(headers, "x-crawlsieve-url")
-                .filter(|u| !u.is_empty())
-                .ok_or("missing X-Crawlsieve-Url header")?
-                .to_string();
-            (
-                url,
-                header_str(headers, "x-crawlsieve-status").and_then(|s| s.parse().ok()),
-                Some(content_type.to_string()).filter(|c| !c.is_empty()),
-                header_str(headers, "x-crawlsieve-fetched-at").map(str::to_string),
-                body.to_vec(),
-            )
-        };
+    if content_type.starts_with("application/json") {
+        // JSON without a URL is not a page at all; with one, a bad envelope is a broken page.
+        if json_url(&body).is_none() {
+            return Err("not a page envelope (a JSON object with `url` and `html`)".into());
+        }
+        return Ok(page_from_json(
+            &body,
+            origin,
+            agent.max_page_bytes,
+            "page envelope",
+        ));
+    }
+    let url = header_str(headers, "x-crawlsieve-url")
+        .filter(|u| !u.is_empty())
+        .ok_or("missing X-Crawlsieve-Url header")?
+        .to_string();
+    let mut bytes = body.to_vec();
     let truncated = bytes.len() > agent.max_page_bytes;
     bytes.truncate(agent.max_page_bytes);
     let mut page = Page::new(url, bytes).with_origin(origin);
-    page.status = status;
-    page.content_type = page_type.map(Into::into);
-    page.fetched_at = fetched_at.map(Into::into);
+    page.status = header_str(headers, "x-crawlsieve-status").and_then(|s| s.parse().ok());
+    page.content_type = Some(content_type.to_string())
+        .filter(|c| !c.is_empty())
+        .map(Into::into);
+    page.fetched_at = header_str(headers, "x-crawlsieve-fetched-at").map(|s| s.to_string().into());
     page.truncated = truncated;
     Ok(Input::Page(page))
 }

@@ -54,8 +54,8 @@ impl Agent {
     /// True when some spool cannot take another message: take no pages.
     pub fn spool_full(&self) -> bool {
         self.outputs.iter().any(|o| match o {
-            Output::Nats(n) => n.spool.would_overflow(64 * 1024),
-            Output::Kafka(k) => k.spool.would_overflow(64 * 1024),
+            Output::Nats(n) => n.delivery.spool.would_overflow(64 * 1024),
+            Output::Kafka(k) => k.delivery.spool.would_overflow(64 * 1024),
             Output::Jsonl(_) => false,
         })
     }
@@ -111,18 +111,20 @@ impl Agent {
     /// Refreshes gauges read at scrape time.
     pub fn refresh_gauges(&self) {
         for o in &self.outputs {
-            let (name, spool, failures, duplicates) = match o {
-                Output::Nats(n) => (&n.name, &n.spool, &n.failures, Some(&n.duplicates)),
-                Output::Kafka(k) => (&k.name, &k.spool, &k.failures, None),
+            let (delivery, duplicates) = match o {
+                Output::Nats(n) => (&n.delivery, Some(&n.duplicates)),
+                Output::Kafka(k) => (&k.delivery, None),
                 Output::Jsonl(_) => continue,
             };
-            let label = SinkLabel { sink: name.clone() };
+            let label = SinkLabel {
+                sink: delivery.name.clone(),
+            };
             self.metrics
                 .spool_depth
                 .get_or_create(&label)
-                .set(spool.depth() as i64);
+                .set(delivery.spool.depth() as i64);
             let counter = self.metrics.sink_failures.get_or_create(&label);
-            let now = failures.load(Ordering::Relaxed);
+            let now = delivery.failures.load(Ordering::Relaxed);
             counter.inc_by(now.saturating_sub(counter.get()));
             if let Some(d) = duplicates {
                 let counter = self.metrics.sink_duplicates.get_or_create(&label);

@@ -3,35 +3,15 @@
 
 use super::feed::drive;
 use super::Agent;
-use crate::page::{Broken, Input, Origin, Page};
-use crate::sources::jsonl::JsonPage;
+use crate::page::{Input, Origin};
+use crate::sources::jsonl::page_from_json;
 use futures::StreamExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// A page from a JSON envelope (as `POST /v1/pages` with JSON, or a JSONL line).
-pub fn envelope(bytes: &[u8], origin: Origin, max_page_bytes: usize) -> Input {
-    match serde_json::from_slice::<JsonPage>(bytes) {
-        Ok(p) => {
-            let mut body = p.html.into_bytes();
-            let truncated = body.len() > max_page_bytes;
-            body.truncate(max_page_bytes);
-            let mut page = Page::new(p.url, body).with_origin(origin);
-            page.status = p.status;
-            page.content_type = p.content_type.map(Into::into);
-            page.fetched_at = p.fetched_at.map(Into::into);
-            page.truncated = truncated;
-            Input::Page(page)
-        }
-        Err(e) => Input::Broken(Broken {
-            url: serde_json::from_slice::<serde_json::Value>(bytes)
-                .ok()
-                .and_then(|v| v.get("url")?.as_str().map(str::to_string)),
-            origin,
-            reason: format!("bad page envelope: {e}"),
-        }),
-    }
+fn envelope(bytes: &[u8], origin: Origin, max_page_bytes: usize) -> Input {
+    page_from_json(bytes, origin, max_page_bytes, "page envelope")
 }
 
 async fn stopped(mut rx: watch::Receiver<bool>) {

@@ -311,18 +311,10 @@ fn parse_upload(body: &[u8]) -> Result<(Vec<u64>, u32), String> {
     }
     let text =
         std::str::from_utf8(body).map_err(|_| "body is neither a labeled-set file nor text")?;
-    let mut keys = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let hex_hash = line.split_whitespace().next().unwrap_or_default();
-        let mut hash = [0u8; 20];
-        hex::decode_to_slice(hex_hash, &mut hash)
-            .map_err(|e| format!("line {}: not a 40-digit hex SHA-1 ({e})", n + 1))?;
-        keys.push(crate::labels::key(&hash));
-    }
+    let mut keys: Vec<u64> = crate::labels::parse_hex_list(text)?
+        .iter()
+        .map(|(hash, _)| crate::labels::key(hash))
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     Ok((keys, 0))

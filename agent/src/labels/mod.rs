@@ -40,6 +40,24 @@ pub fn key(hash: &Hash) -> u64 {
     u64::from_be_bytes(hash[..8].try_into().expect("8 bytes"))
 }
 
+/// A hex list: one lower-case hex SHA-1 per line, optionally followed by
+/// whitespace and a set name; blank lines and `#` comments are skipped.
+pub fn parse_hex_list(text: &str) -> Result<Vec<(Hash, Option<&str>)>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let mut hash = [0u8; 20];
+        hex::decode_to_slice(parts.next().unwrap_or_default(), &mut hash)
+            .map_err(|e| format!("line {}: not a 40-digit hex SHA-1 ({e})", n + 1))?;
+        out.push((hash, parts.next()));
+    }
+    Ok(out)
+}
+
 /// One named set, in memory.
 #[derive(Debug)]
 pub struct LabeledSet {
@@ -75,6 +93,8 @@ impl LabeledSet {
 #[derive(Debug, Default, Clone)]
 pub struct LabeledSets {
     sets: Vec<Arc<LabeledSet>>,
+    /// `version()`, made once: every verdict carries it.
+    version: Option<String>,
 }
 
 impl LabeledSets {
@@ -126,18 +146,11 @@ impl LabeledSets {
 
     fn parse_text(text: &str, default_name: &str) -> Result<Vec<LabeledSet>, String> {
         let mut by_name: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let mut parts = line.split_whitespace();
-            let hex_hash = parts.next().unwrap_or_default();
-            let name = parts.next().unwrap_or(default_name);
-            let mut hash = [0u8; 20];
-            hex::decode_to_slice(hex_hash, &mut hash)
-                .map_err(|e| format!("line {}: not a 40-digit hex SHA-1 ({e})", n + 1))?;
-            by_name.entry(name).or_default().push(key(&hash));
+        for (hash, name) in parse_hex_list(text)? {
+            by_name
+                .entry(name.unwrap_or(default_name))
+                .or_default()
+                .push(key(&hash));
         }
         let digest = crate::chunks::to_hex(&crate::chunks::hash(text));
         by_name
@@ -164,7 +177,13 @@ impl LabeledSets {
         } else {
             return Err(format!("more than {MAX_SETS} labeled sets"));
         }
-        Ok(LabeledSets { sets })
+        let version = (!sets.is_empty()).then(|| {
+            sets.iter()
+                .map(|s| s.version.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+        Ok(LabeledSets { sets, version })
     }
 
     /// The sets a chunk hash is in, as a bitmask over `sets()` (0: none).
@@ -216,17 +235,8 @@ impl LabeledSets {
     }
 
     /// The versions verdicts carry: `name@version` of every set, comma-separated.
-    pub fn version(&self) -> Option<String> {
-        if self.sets.is_empty() {
-            return None;
-        }
-        Some(
-            self.sets
-                .iter()
-                .map(|s| s.version.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        )
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
     }
 }
 

@@ -121,7 +121,7 @@ impl Pipeline {
         v.bytes = page.body.len() as u64;
         // One snapshot for the whole page: a swap mid-page cannot mix versions.
         let labels = self.labels.load();
-        v.labels_version = labels.version();
+        v.labels_version = labels.version().map(str::to_string);
         if page.truncated {
             v.reasons.push(Reason::Truncated);
         }
@@ -157,7 +157,7 @@ impl Pipeline {
         };
         let mut v = Verdict::new(id, url, broken.origin.clone());
         v.site = broken.url.as_deref().and_then(site::registered_domain);
-        v.labels_version = self.labels.load().version();
+        v.labels_version = self.labels.load().version().map(str::to_string);
         v.fail(Reason::BrokenInput, broken.reason.clone());
         v
     }

@@ -6,17 +6,16 @@
 //! verdict replayed after an ack was lost can appear twice; the verdict id
 //! is in the message (header `id` and the JSON) for consumers to drop it.
 
-use super::spool::Spool;
+use super::spool::{fields, Spool, Spooled};
 use rdkafka::config::ClientConfig;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
 
 pub struct KafkaSink {
-    pub name: String,
+    /// Publish-or-spool and in-order replay (shared with the NATS sink).
+    pub delivery: Spooled,
     /// Replaced when it fails fatally (an idempotent producer whose state the
     /// broker lost, e.g. after a broker restart, must be recreated).
     producer: arc_swap::ArcSwap<FutureProducer>,
@@ -24,9 +23,6 @@ pub struct KafkaSink {
     idempotent: bool,
     topic: String,
     ack_timeout: Duration,
-    pub spool: Spool,
-    wake: Notify,
-    pub failures: AtomicU64,
 }
 
 impl KafkaSink {
@@ -41,15 +37,12 @@ impl KafkaSink {
         let producer = make_producer(brokers, ack_timeout, idempotent)
             .map_err(|e| anyhow::anyhow!("kafka sink {name}: {e}"))?;
         let sink = Arc::new(KafkaSink {
-            name,
+            delivery: Spooled::new(name, spool),
             producer: arc_swap::ArcSwap::from_pointee(producer),
             brokers: brokers.to_string(),
             idempotent,
             topic,
             ack_timeout,
-            spool,
-            wake: Notify::new(),
-            failures: AtomicU64::new(0),
         });
         tokio::spawn(sink.clone().replay());
         Ok(sink)
@@ -74,75 +67,53 @@ impl KafkaSink {
     /// Sends one message (key = site): acknowledged, or spooled. An error
     /// means the spool is full.
     pub async fn send(&self, key: &str, id: &str, payload: &[u8]) -> anyhow::Result<()> {
-        if self.spool.is_empty() {
-            match self.produce(key, id, payload).await {
-                Ok(()) => return Ok(()),
-                Err(e) => {
-                    self.failures.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(sink = %self.name, error = %e, "produce failed; spooling");
-                }
-            }
-        }
         let mut entry = Vec::with_capacity(key.len() + id.len() + 2 + payload.len());
         entry.extend_from_slice(key.as_bytes());
         entry.push(b'\t');
         entry.extend_from_slice(id.as_bytes());
         entry.push(b'\t');
         entry.extend_from_slice(payload);
-        self.spool.push(&entry)?;
-        self.wake.notify_one();
-        Ok(())
+        self.delivery
+            .send(&entry, self.produce(key, id, payload))
+            .await
     }
 
     /// A fresh producer (new producer id), after a fatal error or repeated failures.
     fn renew_producer(&self) {
         use rdkafka::producer::Producer;
         if let Some((code, why)) = self.producer.load().client().fatal_error() {
-            tracing::warn!(sink = %self.name, ?code, why, "producer failed fatally; recreating it");
+            tracing::warn!(sink = %self.delivery.name, ?code, why, "producer failed fatally; recreating it");
         }
         match make_producer(&self.brokers, self.ack_timeout, self.idempotent) {
             Ok(p) => self.producer.store(Arc::new(p)),
             Err(e) => {
-                tracing::warn!(sink = %self.name, error = %e, "could not recreate the producer")
+                tracing::warn!(sink = %self.delivery.name, error = %e, "could not recreate the producer")
             }
         }
     }
 
+    /// Publishes the spool in order, forever; renews the producer every
+    /// third consecutive failure.
     async fn replay(self: Arc<Self>) {
-        let mut backoff = Duration::from_millis(200);
-        let mut failures = 0u32;
-        loop {
-            let Ok(next) = self.spool.peek() else {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
-            };
-            let Some((entry, consumed)) = next else {
-                let _ = tokio::time::timeout(Duration::from_secs(1), self.wake.notified()).await;
-                continue;
-            };
-            let mut parts = entry.splitn(3, |&b| b == b'\t');
-            let key = String::from_utf8_lossy(parts.next().unwrap_or_default()).to_string();
-            let id = String::from_utf8_lossy(parts.next().unwrap_or_default()).to_string();
-            let payload = parts.next().unwrap_or_default().to_vec();
-            match self.produce(&key, &id, &payload).await {
-                Ok(()) => {
-                    if let Err(e) = self.spool.commit(consumed) {
-                        tracing::error!(sink = %self.name, error = %e, "spool commit failed");
+        let sink = self.clone();
+        self.delivery
+            .replay(
+                move |entry| {
+                    let sink = sink.clone();
+                    async move {
+                        let f = fields(&entry, 3);
+                        let key = String::from_utf8_lossy(f[0]).to_string();
+                        let id = String::from_utf8_lossy(f[1]).to_string();
+                        sink.produce(&key, &id, f[2]).await
                     }
-                    backoff = Duration::from_millis(200);
-                    failures = 0;
-                }
-                Err(e) => {
-                    tracing::debug!(sink = %self.name, error = %e, "replay: broker still unavailable");
-                    failures += 1;
+                },
+                |failures| {
                     if failures % 3 == 0 {
                         self.renew_producer();
                     }
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(5));
-                }
-            }
-        }
+                },
+            )
+            .await
     }
 }
 

@@ -6,23 +6,19 @@
 //! accepted; while the spool holds anything, new verdicts queue behind it,
 //! and a replay task publishes them in order when the broker is back.
 
-use super::spool::Spool;
+use super::spool::{fields, Spool, Spooled};
 use async_nats::jetstream::{self, message::PublishMessage};
 use bytes::Bytes;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
 
 pub struct NatsSink {
-    pub name: String,
+    /// Publish-or-spool and in-order replay (shared with the Kafka sink).
+    pub delivery: Spooled,
     js: jetstream::Context,
     subject: String,
     stream: String,
     duplicate_window: Duration,
-    pub spool: Spool,
-    wake: Notify,
-    /// Publishes that failed (their verdicts were spooled).
-    pub failures: std::sync::atomic::AtomicU64,
     /// Messages the stream recognised as duplicates.
     pub duplicates: std::sync::atomic::AtomicU64,
 }
@@ -48,18 +44,15 @@ impl NatsSink {
         let mut js = jetstream::new(client);
         js.set_timeout(ack_timeout);
         let sink = Arc::new(NatsSink {
-            name,
+            delivery: Spooled::new(name, spool),
             js,
             subject,
             stream,
             duplicate_window,
-            spool,
-            wake: Notify::new(),
-            failures: Default::default(),
             duplicates: Default::default(),
         });
         if let Err(e) = sink.ensure_stream().await {
-            tracing::warn!(sink = %sink.name, error = %e, "stream not ready yet; verdicts are spooled until it is");
+            tracing::warn!(sink = %sink.delivery.name, error = %e, "stream not ready yet; verdicts are spooled until it is");
         }
         tokio::spawn(sink.clone().replay());
         Ok(sink)
@@ -101,61 +94,31 @@ impl NatsSink {
     /// Sends one message: published and acked, or spooled. An error means
     /// the spool is full: the page must not be acknowledged.
     pub async fn send(&self, id: &str, payload: &[u8]) -> anyhow::Result<()> {
-        if self.spool.is_empty() {
-            match self.publish(id, Bytes::copy_from_slice(payload)).await {
-                Ok(()) => return Ok(()),
-                Err(e) => {
-                    self.failures
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    tracing::warn!(sink = %self.name, error = %e, "publish failed; spooling");
-                }
-            }
-        }
         let mut entry = Vec::with_capacity(id.len() + 1 + payload.len());
         entry.extend_from_slice(id.as_bytes());
         entry.push(b'\t');
         entry.extend_from_slice(payload);
-        self.spool.push(&entry)?;
-        self.wake.notify_one();
-        Ok(())
+        self.delivery
+            .send(&entry, self.publish(id, Bytes::copy_from_slice(payload)))
+            .await
     }
 
     /// Publishes the spool in order, forever.
     async fn replay(self: Arc<Self>) {
-        let mut backoff = Duration::from_millis(200);
-        loop {
-            let next = match self.spool.peek() {
-                Ok(n) => n,
-                Err(e) => {
-                    tracing::error!(sink = %self.name, error = %e, "spool unreadable");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    continue;
-                }
-            };
-            let Some((entry, consumed)) = next else {
-                let _ = tokio::time::timeout(Duration::from_secs(1), self.wake.notified()).await;
-                continue;
-            };
-            let split = entry.iter().position(|&b| b == b'\t').unwrap_or(0);
-            let id = String::from_utf8_lossy(&entry[..split]).to_string();
-            let payload = Bytes::copy_from_slice(&entry[(split + 1).min(entry.len())..]);
-            let sent = match self.ensure_stream().await {
-                Ok(()) => self.publish(&id, payload).await,
-                Err(e) => Err(e),
-            };
-            match sent {
-                Ok(()) => {
-                    if let Err(e) = self.spool.commit(consumed) {
-                        tracing::error!(sink = %self.name, error = %e, "spool commit failed");
+        let sink = self.clone();
+        self.delivery
+            .replay(
+                move |entry| {
+                    let sink = sink.clone();
+                    async move {
+                        let f = fields(&entry, 2);
+                        let id = String::from_utf8_lossy(f[0]).to_string();
+                        sink.ensure_stream().await?;
+                        sink.publish(&id, Bytes::copy_from_slice(f[1])).await
                     }
-                    backoff = Duration::from_millis(200);
-                }
-                Err(e) => {
-                    tracing::debug!(sink = %self.name, error = %e, "replay: broker still unavailable");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(5));
-                }
-            }
-        }
+                },
+                |_| {},
+            )
+            .await
     }
 }

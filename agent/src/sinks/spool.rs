@@ -144,6 +144,101 @@ fn count_lines(path: &Path, from: u64) -> anyhow::Result<u64> {
     Ok(n)
 }
 
+/// A broker sink's delivery: publish while the spool is empty, spool when
+/// a publish fails (the verdict then counts as accepted), and replay the
+/// spool in order — later verdicts queue behind it, so order is kept. The
+/// NATS and Kafka sinks differ only in how they publish one entry.
+pub struct Spooled {
+    pub name: String,
+    pub spool: Spool,
+    wake: tokio::sync::Notify,
+    /// Publishes that failed (their verdicts were spooled).
+    pub failures: std::sync::atomic::AtomicU64,
+}
+
+impl Spooled {
+    pub fn new(name: String, spool: Spool) -> Self {
+        Spooled {
+            name,
+            spool,
+            wake: tokio::sync::Notify::new(),
+            failures: Default::default(),
+        }
+    }
+
+    /// Publishes `entry` (when nothing is waiting) or spools it. An error
+    /// means the spool is full: the page must not be acknowledged.
+    pub async fn send<F>(&self, entry: &[u8], publish: F) -> anyhow::Result<()>
+    where
+        F: std::future::Future<Output = anyhow::Result<()>>,
+    {
+        if self.spool.is_empty() {
+            match publish.await {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    self.failures
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    tracing::warn!(sink = %self.name, error = %e, "publish failed; spooling");
+                }
+            }
+        }
+        self.spool.push(entry)?;
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    /// Publishes the spool in order, forever, with backoff while the broker
+    /// is away. `failed` hears the number of consecutive failures (a sink may
+    /// renew its client).
+    pub async fn replay<F, Fut>(&self, mut publish: F, mut failed: impl FnMut(u32))
+    where
+        F: FnMut(Vec<u8>) -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<()>>,
+    {
+        use std::time::Duration;
+        let mut backoff = Duration::from_millis(200);
+        let mut failures = 0u32;
+        loop {
+            let (entry, consumed) = match self.spool.peek() {
+                Ok(Some(next)) => next,
+                Ok(None) => {
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(1), self.wake.notified()).await;
+                    continue;
+                }
+                Err(e) => {
+                    tracing::error!(sink = %self.name, error = %e, "spool unreadable");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            match publish(entry).await {
+                Ok(()) => {
+                    if let Err(e) = self.spool.commit(consumed) {
+                        tracing::error!(sink = %self.name, error = %e, "spool commit failed");
+                    }
+                    backoff = Duration::from_millis(200);
+                    failures = 0;
+                }
+                Err(e) => {
+                    tracing::debug!(sink = %self.name, error = %e, "replay: broker still unavailable");
+                    failures += 1;
+                    failed(failures);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+}
+
+/// Splits a spool entry into its `n` tab-separated fields (the last one may hold tabs).
+pub fn fields(entry: &[u8], n: usize) -> Vec<&[u8]> {
+    let mut parts: Vec<&[u8]> = entry.splitn(n, |&b| b == b'\t').collect();
+    parts.resize(n, &[]);
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

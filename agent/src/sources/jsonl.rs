@@ -76,30 +76,45 @@ pub fn read_lines(
             file: name.to_string(),
             line: number,
         };
-        let input = match serde_json::from_slice::<JsonPage>(&line) {
-            Ok(p) => {
-                let mut body = p.html.into_bytes();
-                let truncated = body.len() > limits.max_page_bytes;
-                body.truncate(limits.max_page_bytes);
-                let mut page = Page::new(p.url, body).with_origin(origin);
-                page.status = p.status;
-                page.content_type = p.content_type.map(Into::into);
-                page.fetched_at = p.fetched_at.map(Into::into);
-                page.truncated = truncated;
-                Input::Page(page)
-            }
-            Err(e) => {
-                // Name the URL when the line is JSON with a `url` but not a page.
-                let url = serde_json::from_slice::<serde_json::Value>(&line)
-                    .ok()
-                    .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string));
-                Input::Broken(Broken {
-                    url,
-                    origin,
-                    reason: format!("bad JSONL page (line {number}): {e}"),
-                })
-            }
-        };
+        let input = page_from_json(
+            &line,
+            origin,
+            limits.max_page_bytes,
+            &format!("JSONL page (line {number})"),
+        );
         emit(input)?;
     }
+}
+
+/// A page from its JSON form (a JSONL line, the agent's ingest envelope, a
+/// NATS or Kafka message), cut at `max_page_bytes`. JSON that is not a page
+/// is a broken input named `what`, with its `url` when it has one.
+pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what: &str) -> Input {
+    match serde_json::from_slice::<JsonPage>(bytes) {
+        Ok(p) => {
+            let mut body = p.html.into_bytes();
+            let truncated = body.len() > max_page_bytes;
+            body.truncate(max_page_bytes);
+            let mut page = Page::new(p.url, body).with_origin(origin);
+            page.status = p.status;
+            page.content_type = p.content_type.map(Into::into);
+            page.fetched_at = p.fetched_at.map(Into::into);
+            page.truncated = truncated;
+            Input::Page(page)
+        }
+        Err(e) => Input::Broken(Broken {
+            url: json_url(bytes),
+            origin,
+            reason: format!("bad {what}: {e}"),
+        }),
+    }
+}
+
+/// The `url` of a JSON object, if it is one and has one.
+pub fn json_url(bytes: &[u8]) -> Option<String> {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()?
+        .get("url")?
+        .as_str()
+        .map(str::to_string)
 }
