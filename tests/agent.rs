@@ -8,7 +8,7 @@ mod common;
 
 use common::{bin, shared_data};
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -54,10 +54,9 @@ impl Nats {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn();
-        let Ok(child) = child else {
-            eprintln!("SKIP: nats-server not installed (.ci/run installs it)");
-            return None;
-        };
+        // A missing broker fails the test: these tests exist to run against one.
+        let child =
+            child.expect("nats-server not found: `apt-get install nats-server`, or run .ci/run");
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
@@ -184,6 +183,7 @@ impl Drop for Agent {
 }
 
 /// One HTTP/1.1 request: (status, body, retry-after seen).
+/// One HTTP/1.1 request: (status, body); a 503 must say when to retry.
 fn http(
     addr: &str,
     method: &str,
@@ -191,34 +191,11 @@ fn http(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> std::io::Result<(u16, Vec<u8>)> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes())?;
-    s.write_all(body)?;
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp)?;
-    let split = resp
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("no HTTP head"))?;
-    let head = String::from_utf8_lossy(&resp[..split]).to_string();
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other("bad status"))?;
+    let (status, head, body) = common::http(addr, method, path, headers, body)?;
     if status == 503 {
         assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
     }
-    Ok((status, resp[split + 4..].to_vec()))
+    Ok((status, body))
 }
 
 /// Posts a page; on 503 waits and retries (as a crawler would). Returns the verdict id.
@@ -249,37 +226,12 @@ fn post_until_taken(addr: &str, url: &str, html: &str, refused: &Mutex<u64>) -> 
     panic!("never taken");
 }
 
+/// Real pages (WCXB dev), or made-up articles when `../shared/data` is absent.
 fn real_pages(n: usize) -> Vec<String> {
-    let Some(data) = shared_data() else {
-        return (0..n).map(|i| common::article(200 + i)).collect();
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![data.join("extraction/wcxb-dev/dev")];
-    let mut files = Vec::new();
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().contains(".htm") {
-                files.push(p);
-            }
-        }
+    match shared_data() {
+        Some(data) => common::wcxb_pages(&data, n, 0..usize::MAX),
+        None => (0..n).map(|i| common::article(200 + i)).collect(),
     }
-    files.sort();
-    for p in files.into_iter().take(n) {
-        let raw = std::fs::read(&p).unwrap();
-        let mut html = String::new();
-        if p.to_string_lossy().ends_with(".gz") {
-            flate2::read::MultiGzDecoder::new(&raw[..])
-                .read_to_string(&mut html)
-                .unwrap();
-        } else {
-            html = String::from_utf8_lossy(&raw).to_string();
-        }
-        out.push(html);
-    }
-    out
 }
 
 fn config(dir: &Path, nats: Option<&Nats>, extra: &str) -> PathBuf {
@@ -372,26 +324,30 @@ fn every_page_has_exactly_one_verdict_in_the_stream() {
     eprintln!("300 real pages through HTTP → NATS JetStream in {secs:.2} s: {:.0} verdicts/s; agent peak RSS {} MB", 300.0 / secs, agent.rss_peak_kb() / 1024);
 }
 
-#[test]
-fn a_broker_outage_loses_nothing_and_duplicates_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(mut nats) = Nats::start(&dir.path().join("nats")) else {
-        return;
-    };
-    let agent = Agent::start(&config(dir.path(), Some(&nats), ""));
-    let pages = real_pages(20);
+/// A broker outage in the middle of a run: posts `n` pages one by one, calls
+/// `broker(false)` (stop it) after `kill_at` were acknowledged and
+/// `broker(true)` (start it again) after `restart_at`,
+/// then waits for the spool to drain. Returns the acknowledged verdict ids
+/// and the spool depth seen during the outage.
+fn outage(
+    agent: &Agent,
+    pages: &[String],
+    n: usize,
+    (kill_at, restart_at): (usize, usize),
+    mut broker: impl FnMut(bool),
+) -> (Vec<String>, f64) {
     let refused = Arc::new(Mutex::new(0));
     let acked = Arc::new(Mutex::new(Vec::new()));
     let poster = {
         let (addr, pages, acked, refused) = (
             agent.addr.clone(),
-            pages.clone(),
+            pages.to_vec(),
             acked.clone(),
             refused.clone(),
         );
         std::thread::spawn(move || {
-            for i in 0..150 {
-                let url = format!("http://site{}.example/f/{i}", i % 5);
+            for i in 0..n {
+                let url = format!("http://site{}.example/outage/{i}", i % 5);
                 if let Some(id) = post_until_taken(&addr, &url, &pages[i % pages.len()], &refused) {
                     acked.lock().unwrap().push(id);
                 }
@@ -399,18 +355,19 @@ fn a_broker_outage_loses_nothing_and_duplicates_nothing() {
             }
         })
     };
-    while acked.lock().unwrap().len() < 40 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    nats.kill();
-    while acked.lock().unwrap().len() < 90 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let wait_for = |k: usize| {
+        while acked.lock().unwrap().len() < k {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    wait_for(kill_at);
+    broker(false);
+    wait_for(restart_at);
     let spooled = agent.metric("crawlsieve_spool_depth");
     assert!(spooled > 0.0, "verdicts were spooled during the outage");
-    nats.restart().unwrap();
+    broker(true);
     poster.join().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(90);
     while agent.metric("crawlsieve_spool_depth") > 0.0 {
         assert!(
             Instant::now() < deadline,
@@ -419,7 +376,22 @@ fn a_broker_outage_loses_nothing_and_duplicates_nothing() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let acked = acked.lock().unwrap().clone();
-    assert_eq!(acked.len(), 150);
+    assert_eq!(acked.len(), n);
+    (acked, spooled)
+}
+
+#[test]
+fn a_broker_outage_loses_nothing_and_duplicates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut nats) = Nats::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let agent = Agent::start(&config(dir.path(), Some(&nats), ""));
+    let pages = real_pages(20);
+    let (acked, spooled) = outage(&agent, &pages, 150, (40, 90), |up| match up {
+        false => nats.kill(),
+        true => nats.restart().unwrap(),
+    });
     let in_stream = nats.ids("VERDICTS");
     let got: HashSet<&String> = in_stream.iter().collect();
     assert_eq!(
@@ -533,10 +505,9 @@ impl Tansu {
             // sqlite:// paths are relative to the working directory.
             .current_dir(std::env::temp_dir())
             .spawn();
-        let Ok(child) = child else {
-            eprintln!("SKIP: tansu not installed (.ci/run installs it)");
-            return None;
-        };
+        let child = child.expect(
+            "tansu not found: `cargo install tansu --version 0.6.0 --features dynostore,libsql --locked`, or run .ci/run",
+        );
         let t = Tansu {
             child,
             port,
@@ -772,45 +743,11 @@ fn a_kafka_outage_loses_nothing() {
     std::fs::write(&path, text).unwrap();
     let agent = Agent::start(&path);
     let pages = real_pages(20);
-    let refused = Arc::new(Mutex::new(0));
-    let acked = Arc::new(Mutex::new(Vec::new()));
-    let poster = {
-        let (addr, pages, acked, refused) = (
-            agent.addr.clone(),
-            pages.clone(),
-            acked.clone(),
-            refused.clone(),
-        );
-        std::thread::spawn(move || {
-            for i in 0..120 {
-                let url = format!("http://site{}.example/kf/{i}", i % 5);
-                if let Some(id) = post_until_taken(&addr, &url, &pages[i % pages.len()], &refused) {
-                    acked.lock().unwrap().push(id);
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        })
-    };
-    while acked.lock().unwrap().len() < 30 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    kafka.kill();
-    while acked.lock().unwrap().len() < 70 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let spooled = agent.metric("crawlsieve_spool_depth");
-    assert!(spooled > 0.0, "verdicts were spooled during the outage");
-    kafka.restart();
-    poster.join().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while agent.metric("crawlsieve_spool_depth") > 0.0 {
-        assert!(
-            Instant::now() < deadline,
-            "the spool drained after the broker came back"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    let acked: HashSet<String> = acked.lock().unwrap().iter().cloned().collect();
+    let (acked, spooled) = outage(&agent, &pages, 120, (30, 70), |up| match up {
+        false => kafka.kill(),
+        true => kafka.restart(),
+    });
+    let acked: HashSet<String> = acked.into_iter().collect();
     assert_eq!(acked.len(), 120);
     let out = kafka.consume("verdicts", 120);
     let got: HashSet<String> = out.iter().map(|(_, id)| id.clone()).collect();

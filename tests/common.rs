@@ -99,3 +99,85 @@ pub fn article(words: usize) -> String {
         text.join(" ")
     )
 }
+
+/// The output of a run that must succeed: its stdout.
+pub fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Real pages: the HTML of WCXB dev (`../shared/data/extraction/wcxb-dev/dev`),
+/// in file order, the first `n` whose size is in `bytes`.
+pub fn wcxb_pages(data: &std::path::Path, n: usize, bytes: std::ops::Range<usize>) -> Vec<String> {
+    use std::io::Read;
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.to_string_lossy().contains(".htm") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&data.join("extraction/wcxb-dev/dev"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let raw = std::fs::read(&p).ok()?;
+            let mut html = String::new();
+            if p.to_string_lossy().ends_with(".gz") {
+                flate2::read::MultiGzDecoder::new(&raw[..])
+                    .read_to_string(&mut html)
+                    .ok()?;
+            } else {
+                html = String::from_utf8_lossy(&raw).to_string();
+            }
+            bytes.contains(&html.len()).then_some(html)
+        })
+        .take(n)
+        .collect()
+}
+
+/// One HTTP/1.1 request over a fresh connection: (status, head, body).
+pub fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(u16, String, Vec<u8>)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes())?;
+    s.write_all(body)?;
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp)?;
+    let split = resp
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no HTTP head"))?;
+    let head = String::from_utf8_lossy(&resp[..split]).to_string();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other("bad status"))?;
+    Ok((status, head, resp[split + 4..].to_vec()))
+}

@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::{bin, shared_data};
+use common::{bin, ok, shared_data};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -56,7 +55,7 @@ fn start_hub(dir: &Path, key: &Path, token: &Path) -> Hub {
     Hub { child, addr }
 }
 
-/// One HTTP/1.1 request; returns the status and the body.
+/// One HTTP/1.1 request: (status, body). The hub never answers chunked.
 fn http(
     addr: &str,
     method: &str,
@@ -64,81 +63,23 @@ fn http(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> (u16, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp).unwrap();
-    let split = resp
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("HTTP head");
-    let head = String::from_utf8_lossy(&resp[..split]).to_string();
-    let status: u16 = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let (status, head, body) = common::http(addr, method, path, headers, body).unwrap();
     assert!(
         !head
             .to_ascii_lowercase()
             .contains("transfer-encoding: chunked"),
         "{head}"
     );
-    (status, resp[split + 4..].to_vec())
+    (status, body)
 }
 
-fn ok(out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-/// Real pages: WCXB dev HTML files, sorted, as (url, html).
+/// Real pages with a few long paragraphs (so a labeled copy is flagged), as (url, html).
 fn real_pages(data: &Path, n: usize) -> Vec<(String, String)> {
-    let dir = data.join("extraction/wcxb-dev/dev");
-    let mut files: Vec<PathBuf> = walk(&dir);
-    files.sort();
-    files
+    common::wcxb_pages(data, n, 20_001..usize::MAX)
         .into_iter()
-        .filter_map(|p| {
-            let raw = std::fs::read(&p).ok()?;
-            let html = if p.to_string_lossy().ends_with(".gz") {
-                let mut s = String::new();
-                flate2::read::MultiGzDecoder::new(&raw[..])
-                    .read_to_string(&mut s)
-                    .ok()?;
-                s
-            } else {
-                String::from_utf8_lossy(&raw).to_string()
-            };
-            // Pages with a few long paragraphs, so a labeled copy is flagged.
-            let name = p.file_name()?.to_string_lossy().to_string();
-            (html.len() > 20_000).then(|| (format!("http://copy-{name}.example/page"), html))
-        })
-        .take(n)
+        .enumerate()
+        .map(|(i, html)| (format!("http://copy-{i}.example/page"), html))
         .collect()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else if p.to_string_lossy().contains(".htm") {
-            out.push(p);
-        }
-    }
-    out
 }
 
 fn write_jsonl(path: &Path, pages: &[(String, String)]) {

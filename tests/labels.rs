@@ -5,54 +5,13 @@
 
 mod common;
 
-use common::{bin, shared_data};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-
-fn ok(out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
+use common::{bin, ok, shared_data};
+use std::io::Write;
+use std::path::Path;
 
 /// Real pages with substantial text (WCXB dev), in file order.
 fn real_pages(data: &Path, n: usize) -> Vec<String> {
-    let dir = data.join("extraction/wcxb-dev/dev");
-    let mut files = walk(&dir);
-    files.sort();
-    files
-        .into_iter()
-        .filter_map(|p| {
-            let raw = std::fs::read(&p).ok()?;
-            let mut html = String::new();
-            if p.to_string_lossy().ends_with(".gz") {
-                flate2::read::MultiGzDecoder::new(&raw[..])
-                    .read_to_string(&mut html)
-                    .ok()?;
-            } else {
-                html = String::from_utf8_lossy(&raw).to_string();
-            }
-            (html.len() > 20_000).then_some(html)
-        })
-        .take(n)
-        .collect()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else if p.to_string_lossy().contains(".htm") {
-            out.push(p);
-        }
-    }
-    out
+    common::wcxb_pages(data, n, 20_001..usize::MAX)
 }
 
 fn jsonl(path: &Path, pages: &[(String, &String)]) {

@@ -6,52 +6,12 @@
 
 mod common;
 
-use common::{bin, shared_data, split_lines};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-
-fn ok(out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else if p.to_string_lossy().contains(".htm") {
-            out.push(p);
-        }
-    }
-    out
-}
+use common::{bin, ok, shared_data, split_lines};
+use std::io::Write;
+use std::path::Path;
 
 fn real_pages(data: &Path, n: usize) -> Vec<String> {
-    let mut files = walk(&data.join("extraction/wcxb-dev/dev"));
-    files.sort();
-    files
-        .into_iter()
-        .filter_map(|p| {
-            let raw = std::fs::read(&p).ok()?;
-            let mut html = String::new();
-            if p.to_string_lossy().ends_with(".gz") {
-                flate2::read::MultiGzDecoder::new(&raw[..])
-                    .read_to_string(&mut html)
-                    .ok()?;
-            } else {
-                html = String::from_utf8_lossy(&raw).to_string();
-            }
-            (html.len() > 20_000).then_some(html)
-        })
-        .take(n)
-        .collect()
+    common::wcxb_pages(data, n, 20_001..usize::MAX)
 }
 
 #[test]
