@@ -14,11 +14,13 @@
 //!
 //! Run: cargo run --release --example robustness -- [DIR]
 
+mod common;
+
+use common::{load, walk, Rng};
 use crawlsieve::labels::{compact::CompactSet, key, LabeledSet, LabeledSets, LabelsHandle};
 use crawlsieve::neighborhoods::Neighborhoods;
 use crawlsieve::{Kind, Page, Pipeline, Settings};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 const SOURCE: usize = 40;
@@ -28,44 +30,6 @@ const UNTOUCHED_SITES: usize = 20;
 const RUNS: u64 = 3;
 /// The page badness threshold of the paper's mutation experiments (§5.3, Figures 4–6).
 const PAPER_PAGE_THRESHOLD: f64 = 0.144;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.to_string_lossy().contains(".htm") {
-            out.push(p);
-        }
-    }
-}
-
-fn load(p: &Path) -> Option<Vec<u8>> {
-    let raw = std::fs::read(p).ok()?;
-    if p.to_string_lossy().ends_with(".gz") {
-        let mut v = Vec::new();
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut v)
-            .ok()?;
-        Some(v)
-    } else {
-        Some(raw)
-    }
-}
 
 fn html(paragraphs: &[String]) -> String {
     let mut s = String::from("<html><head><title>copy</title></head><body><article>");
@@ -153,6 +117,7 @@ fn main() -> anyhow::Result<()> {
         version: "source@1".into(),
         number: 1,
         set: CompactSet::from_sorted(keys.iter().copied())?,
+        simhashes: Default::default(),
     };
     let sets = LabeledSets::empty()
         .with_set(Arc::new(set))

@@ -181,3 +181,14 @@ pub fn http(
         .ok_or_else(|| std::io::Error::other("bad status"))?;
     Ok((status, head, resp[split + 4..].to_vec()))
 }
+
+/// Makes an ed25519 key pair with the real binary: `DIR/k` and `DIR/k.pub`; returns both paths.
+pub fn keygen(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let key = dir.join("k");
+    ok(bin()
+        .args(["labels", "keygen", "-o"])
+        .arg(&key)
+        .output()
+        .unwrap());
+    (key, dir.join("k.pub"))
+}

@@ -37,13 +37,7 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
     let Some(data) = shared_data() else { return };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let key = d.join("k");
-    ok(bin()
-        .args(["labels", "keygen", "-o"])
-        .arg(&key)
-        .output()
-        .unwrap());
-    let public = d.join("k.pub");
+    let (key, public) = common::keygen(d);
 
     let pages = real_pages(&data, 23);
     let (copied, others) = pages.split_at(3);
@@ -107,7 +101,8 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .output()
         .unwrap());
 
-    // The expert's set of the copied pages (chunks only) is exactly what blind discovery found.
+    // The expert's set of the copied pages (chunks and shingles, no whole contents) is exactly
+    // what blind discovery found.
     let expert_in: Vec<(String, &String)> = copied
         .iter()
         .enumerate()
@@ -127,13 +122,24 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
     assert!(expert >= 10, "the copied pages have chunks: {expert}");
     assert_eq!(
         blind, expert,
-        "seen 8 times > 6: every copied chunk, nothing else"
+        "seen 8 times > 6: every copied chunk and shingle, nothing else"
+    );
+    // Stop-chunk candidates are chunks (not shingles): every copied chunk was seen on 8 sites.
+    let chunk_list = ok(bin()
+        .args(["chunks", "--label", "x"])
+        .arg(d.join("expert.jsonl"))
+        .output()
+        .unwrap());
+    let copied_chunks = chunk_list.lines().filter(|l| !l.starts_with('#')).count() as u64;
+    assert!(
+        copied_chunks >= 10 && copied_chunks < blind,
+        "shingles are keys too"
     );
     let stop = std::fs::read_to_string(d.join("stop.txt")).unwrap();
     let candidates = stop.lines().filter(|l| !l.starts_with('#')).count() as u64;
     assert_eq!(
-        candidates, blind,
-        "each was seen on 8 sites: all are stop-chunk candidates"
+        candidates, copied_chunks,
+        "each was seen on 8 sites: every chunk is a stop-chunk candidate"
     );
     assert!(stop.lines().nth(1).unwrap().ends_with(" 8 8"), "{stop}");
 
@@ -174,9 +180,16 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .arg(d.join("doc.txt"))
         .output()
         .unwrap());
+    // Their sampled shingles, made as the specification says (the library's shingler).
+    let mut shingler = crawlsieve::shingles::Shingler::default();
+    shingler.add_chunk(&para("alpha"));
+    shingler.add_chunk(&para("beta"));
+    shingler.add_chunk("short");
+    let shingles = shingler.finish().0.len() as u64;
+    assert!(shingles >= 4, "{shingles}");
     assert_eq!(
         entries(&d.join("text.cslab"), &public),
-        3,
-        "two long paragraphs + the whole text"
+        3 + shingles,
+        "two long paragraphs + the whole text + their sampled shingles"
     );
 }

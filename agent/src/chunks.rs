@@ -16,6 +16,7 @@
 //! ASCII paragraphs take a fast path with the same result (NFKC is the
 //! identity on ASCII, and folding is ASCII lower-casing).
 
+use crate::shingles::Shingler;
 use caseless::Caseless;
 use sha1::{Digest, Sha1};
 use std::borrow::Cow;
@@ -95,17 +96,33 @@ pub struct Chunk {
     pub stop: bool,
 }
 
-/// The chunks of a page and its whole-content hash.
+/// The chunks of a page, its whole-content hash, and the shingle evidence
+/// of its chunks that are not stop chunks (`shingles`).
 #[derive(Debug, Clone, Default)]
 pub struct Chunks {
     pub chunks: Vec<Chunk>,
     pub whole: Hash,
+    /// Sampled word shingles, ascending and distinct (`shingles` spec v1).
+    pub shingles: Vec<u64>,
+    /// SimHash of all the shingles; `None` when the content has none.
+    pub simhash: Option<u64>,
 }
 
-/// Normalises and hashes every paragraph; `is_stop` says which are stop chunks.
+/// Normalises and hashes every paragraph; `is_stop` says which are stop
+/// chunks. Shingles are taken from the same normalised text, while it is at
+/// hand, with the specification's parameters.
 pub fn chunk<'a>(
     paragraphs: impl Iterator<Item = &'a str>,
     is_stop: impl Fn(&Hash) -> bool,
+) -> Chunks {
+    chunk_with(paragraphs, is_stop, &mut Shingler::default())
+}
+
+/// `chunk` with a given shingler (other `k` or sampling, for measurements).
+pub fn chunk_with<'a>(
+    paragraphs: impl Iterator<Item = &'a str>,
+    is_stop: impl Fn(&Hash) -> bool,
+    shingler: &mut Shingler,
 ) -> Chunks {
     let mut whole = Sha1::new();
     let mut normalised = String::new();
@@ -117,15 +134,22 @@ pub fn chunk<'a>(
         }
         whole.update(normalised.as_bytes());
         let hash = hash(&normalised);
+        let stop = normalised.is_empty() || is_stop(&hash);
+        if !stop {
+            shingler.add_chunk(&normalised);
+        }
         chunks.push(Chunk {
             hash,
             chars: normalised.chars().count() as u32,
-            stop: normalised.is_empty() || is_stop(&hash),
+            stop,
         });
     }
+    let (shingles, simhash) = shingler.finish();
     Chunks {
         chunks,
         whole: whole.finalize().into(),
+        shingles,
+        simhash,
     }
 }
 

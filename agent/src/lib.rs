@@ -33,6 +33,7 @@ pub mod pipeline;
 pub mod report;
 pub mod scan;
 pub mod settings;
+pub mod shingles;
 pub mod shutdown;
 pub mod sinks;
 pub mod site;

@@ -88,7 +88,18 @@ pub struct StopChunkSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LabelSettings {
+    /// Ratio rule (A&H's contains): matched chunks / eligible chunks.
     pub flag_threshold: f64,
+    /// Ratio rule on shingles: matched / sampled shingles of the page ...
+    pub shingle_threshold: f64,
+    /// ... counted only on pages with at least this many sampled shingles.
+    pub shingle_min: u32,
+    /// Absolute rule: this many characters of labeled chunks on the page flag it, whatever the ratio.
+    pub evidence_chars: u32,
+    /// Absolute rule: this many labeled shingles (sampled) on the page flag it, whatever the ratio.
+    pub evidence_shingles: u32,
+    /// Near-duplicate rule: a labeled page's SimHash within this many bits (0 = off, at most 3).
+    pub near_duplicate_bits: u32,
     /// Labeled-set files to load: signed binary files or hex text lists.
     #[serde(default)]
     pub files: Vec<PathBuf>,
@@ -131,6 +142,9 @@ pub struct NeighborhoodSettings {
     /// Fixed badness threshold; 0 = mean + one standard deviation.
     pub threshold: f64,
     pub min_badness: f64,
+    /// The moving threshold never rises above this: a neighborhood this bad is bad
+    /// however many others are.
+    pub max_threshold: f64,
     pub sweep_every: u64,
     /// Where the state is saved at the end of a run and restored from at the start.
     #[serde(default)]
@@ -302,6 +316,20 @@ impl Settings {
             self.labels.flag_threshold > 0.0 && self.labels.flag_threshold <= 1.0,
             "labels.flag_threshold",
             "must be in (0, 1]",
+        )?;
+        for (value, key) in [
+            (self.labels.shingle_threshold, "labels.shingle_threshold"),
+            (
+                self.neighborhoods.max_threshold,
+                "neighborhoods.max_threshold",
+            ),
+        ] {
+            check(value > 0.0 && value <= 1.0, key, "must be in (0, 1]")?;
+        }
+        check(
+            self.labels.near_duplicate_bits <= crate::labels::simhash::MAX_DISTANCE,
+            "labels.near_duplicate_bits",
+            "must be at most 3 (the banded tables find every page within 3 bits, not beyond)",
         )?;
         check(
             self.neighborhoods.min_pages >= 1,

@@ -40,8 +40,11 @@ pub enum Reason {
     TooShort,
     LinkDense,
     Language,
-    // Flags.
+    // Flags: the copy rules (on a dropped page they follow the drop reason as notes).
     LabeledChunks,
+    LabeledShingles,
+    LabeledText,
+    NearDuplicate,
     WholeContent,
     // Notes that do not decide the verdict.
     Truncated,
@@ -63,6 +66,9 @@ impl Reason {
             Reason::LinkDense => "link_dense",
             Reason::Language => "language",
             Reason::LabeledChunks => "labeled_chunks",
+            Reason::LabeledShingles => "labeled_shingles",
+            Reason::LabeledText => "labeled_text",
+            Reason::NearDuplicate => "near_duplicate",
             Reason::WholeContent => "whole_content",
             Reason::Truncated => "truncated",
             Reason::LanguageUnknown => "language_unknown",
@@ -75,11 +81,45 @@ impl Reason {
     }
 }
 
-/// Matched chunks per label.
+impl Reason {
+    /// The copy rules: a page with one of these was found to copy labeled content.
+    pub const COPY: [Reason; 5] = [
+        Reason::WholeContent,
+        Reason::LabeledChunks,
+        Reason::LabeledShingles,
+        Reason::LabeledText,
+        Reason::NearDuplicate,
+    ];
+
+    pub fn is_copy(self) -> bool {
+        Self::COPY.contains(&self)
+    }
+}
+
+/// What a page adds to its neighborhoods' badness: 1 when a copy rule fired,
+/// else the larger of its chunk and shingle containment; nothing when the
+/// page had no content to match. One function for live verdicts and verdict
+/// files read back, so both judge sites alike.
+pub fn contribution(
+    copied: bool,
+    contains: Option<f64>,
+    shingle_contains: Option<f64>,
+) -> Option<f64> {
+    if copied {
+        return Some(1.0);
+    }
+    match (contains, shingle_contains) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Matched chunks and shingles per label.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LabelCount {
     pub label: String,
     pub chunks: u32,
+    pub shingles: u32,
 }
 
 /// One page's verdict and the figures behind it.
@@ -119,6 +159,18 @@ pub struct Verdict {
     pub contains: Option<f64>,
     /// The whole-content hash is in a labeled set.
     pub whole_match: bool,
+    /// Characters of the matched chunks: labeled text found, however much else the page holds.
+    pub labeled_chars: u32,
+    /// Sampled word shingles of the content (README, "Shingles").
+    pub shingles: u32,
+    pub matched_shingles: u32,
+    /// matched_shingles / shingles; absent when the page has no shingle.
+    pub shingle_contains: Option<f64>,
+    /// 64-bit SimHash of the content's shingles, 16 hex digits.
+    pub simhash: Option<String>,
+    /// Bits between the page's SimHash and the nearest labeled page's, when within
+    /// `labels.near_duplicate_bits`.
+    pub near_duplicate: Option<u32>,
     /// Labels whose chunks matched, with counts.
     pub labels: Vec<LabelCount>,
     /// Versions of the labeled sets the page was judged against.
@@ -159,6 +211,12 @@ impl Verdict {
             matched_chunks: 0,
             contains: None,
             whole_match: false,
+            labeled_chars: 0,
+            shingles: 0,
+            matched_shingles: 0,
+            shingle_contains: None,
+            simhash: None,
+            near_duplicate: None,
             labels: Vec::new(),
             labels_version: None,
             content_sha1: None,
@@ -166,6 +224,11 @@ impl Verdict {
             elapsed_us: 0,
             error: None,
         }
+    }
+
+    /// Whether a copy rule fired (also on a dropped page, where they are notes).
+    pub fn copied(&self) -> bool {
+        self.reasons.iter().any(|r| r.is_copy())
     }
 
     /// Marks the verdict as an error.
@@ -198,6 +261,8 @@ pub struct VerdictRecord {
     pub contains: Option<f64>,
     #[serde(default)]
     pub whole_match: bool,
+    #[serde(default)]
+    pub shingle_contains: Option<f64>,
 }
 
 impl VerdictRecord {
@@ -206,12 +271,13 @@ impl VerdictRecord {
         self.line_type.is_none() && self.verdict.is_some()
     }
 
-    /// What the page adds to its neighborhoods (as `Neighborhoods::contribution`).
+    /// What the page adds to its neighborhoods ([`contribution`]).
     pub fn contribution(&self) -> Option<f64> {
-        if self.whole_match {
-            Some(1.0)
-        } else {
-            self.contains
-        }
+        let copied = self.whole_match
+            || self
+                .reasons
+                .iter()
+                .any(|r| Reason::COPY.iter().any(|c| c.as_str() == r));
+        contribution(copied, self.contains, self.shingle_contains)
     }
 }

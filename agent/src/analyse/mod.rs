@@ -71,6 +71,8 @@ struct Open {
     /// Kept whole per element so the text handler reads one word, whatever
     /// the depth.
     flags: u16,
+    /// Where the nearest open elements of each implied-end-tag group are.
+    marks: tags::Marks,
 }
 
 /// The hint bits: only the innermost hinted element speaks for the text.
@@ -109,6 +111,11 @@ impl State {
         let parent = self.stack.last().map_or(0, |o| o.flags);
         let hint = if hint != 0 { hint } else { parent & HINT_BITS };
         open.flags |= (parent & !HINT_BITS) | hint;
+        open.marks = self
+            .stack
+            .last()
+            .map_or_else(tags::Marks::default, |o| o.marks)
+            .push(open.name, self.stack.len());
         self.hidden += open.hidden as u32;
         self.link += open.link as u32;
         self.stack.push(open);
@@ -119,7 +126,10 @@ impl State {
     /// not found, and its end tag only counts as a tag.
     fn close(&mut self, serial: u32) {
         self.builder.tag();
-        let Some(idx) = self.stack.iter().rposition(|o| o.serial == serial) else {
+        // Serials grow up the stack: a binary search, not a walk (an end tag of
+        // an element closed implicitly is not there, and a walk would cost the
+        // whole depth each time).
+        let Ok(idx) = self.stack.binary_search_by_key(&serial, |o| o.serial) else {
             return;
         };
         if self.stack[idx].kind == TagKind::Block {
@@ -131,7 +141,10 @@ impl State {
     /// The HTML parser's implied end tags for the common cases: a `<p>` ends
     /// at the next block, an `<li>` at the next `<li>` of its list, and so on.
     fn close_implied_by(&mut self, name: tags::Implicit, kind: TagKind) {
-        let Some(idx) = tags::implied_close(self.stack.iter().map(|o| o.name), name, kind) else {
+        let Some(top) = self.stack.last() else {
+            return;
+        };
+        let Some(idx) = tags::implied_close_marked(&top.marks, name, kind) else {
             return;
         };
         self.truncate(idx);
@@ -288,6 +301,7 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                         link,
                         content: false,
                         flags,
+                        marks: tags::Marks::default(),
                     },
                     hint,
                 );

@@ -32,7 +32,7 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
     let pipeline = Pipeline::new(settings)?;
     let mut hashes = BTreeSet::new();
     let mut stats = SourceStats::default();
-    for input in &args.inputs {
+    for input in &sources::expand_inputs(&args.inputs)? {
         let mut source = sources::open(input, &limits)?;
         source.run(
             &mut |input| {

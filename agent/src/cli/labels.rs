@@ -58,6 +58,9 @@ pub struct BuildArgs {
     /// Leave out whole-content hashes (by default a page copied whole matches too).
     #[arg(long)]
     no_whole: bool,
+    /// Leave out page SimHashes (by default a near-duplicate of a page matches too).
+    #[arg(long)]
+    no_simhash: bool,
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j')]
     workers: Option<usize>,
@@ -181,16 +184,24 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
     let min_chars = settings.chunks.min_chars;
     let pipeline = Pipeline::new(settings)?;
     let started = Instant::now();
-    let (keys, stats) = build::corpus_keys(&pipeline, &a.inputs, &limits, workers, !a.no_whole)?;
-    let header = file::Header::new(&a.name, a.version, keys.len() as u64, min_chars);
-    let bytes = file::encode(&header, &keys, &key);
+    let (contents, stats) = build::corpus_keys(
+        &pipeline,
+        &a.inputs,
+        &limits,
+        workers,
+        !a.no_whole,
+        !a.no_simhash,
+    )?;
+    let header = file::Header::new(&a.name, a.version, 0, min_chars);
+    let bytes = file::encode(&header, &contents, &key);
     std::fs::write(&a.output, &bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.output.display()))?;
     eprintln!(
-        "{} documents ({} failed), {} keys -> {} ({} bytes) in {:.1} s",
+        "{} documents ({} failed), {} keys (chunks and shingles), {} page SimHashes -> {} ({} bytes) in {:.1} s",
         stats.documents,
         stats.failed,
-        keys.len(),
+        contents.keys.len(),
+        contents.simhashes.len(),
         a.output.display(),
         bytes.len(),
         started.elapsed().as_secs_f64()
@@ -222,7 +233,8 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
         |p, doc| (count::Counter::site_key(&doc.site()), doc.matchable(p)),
         |(site, m)| match m {
             Ok(m) => {
-                for h in m.chunks {
+                let shingles = m.shingles.iter().map(|&s| count::shingle_record(s));
+                for h in m.chunks.into_iter().chain(shingles) {
                     if let Err(e) = counter.add(h, site) {
                         error.get_or_insert(e);
                     }
@@ -253,8 +265,12 @@ fn discover(a: DiscoverArgs) -> anyhow::Result<i32> {
         a.propose_stop.as_ref().map(|_| a.stop_min_sites),
         |h| pipeline.is_stop_chunk(h),
     )?;
-    let header = file::Header::new(&a.name, a.version, found.keys.len() as u64, found.min_chars);
-    std::fs::write(&a.output, file::encode(&header, &found.keys, &key))?;
+    let header = file::Header::new(&a.name, a.version, 0, found.min_chars);
+    let contents = file::Contents {
+        keys: found.keys.clone(),
+        simhashes: Vec::new(),
+    };
+    std::fs::write(&a.output, file::encode(&header, &contents, &key))?;
     if let Some(path) = &a.propose_stop {
         let mut text = String::from(
             "# stop-chunk candidates: SHA-1, occurrences, distinct sites. Review, then add their text to rules/stopchunks.txt.\n",
@@ -388,7 +404,12 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     let path = dir.join(format!("crawlsieve-bench-{}.cslab", std::process::id()));
     let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
     let t = Instant::now();
-    let bytes = file::encode(&file::Header::new("bench", 1, 0, 100), &keys, &key);
+    let entries = keys.len();
+    let contents = file::Contents {
+        keys,
+        simhashes: Vec::new(),
+    };
+    let bytes = file::encode(&file::Header::new("bench", 1, 0, 100), &contents, &key);
     std::fs::write(&path, &bytes)?;
     let write_s = t.elapsed().as_secs_f64();
     let file_bytes = bytes.len();
@@ -402,8 +423,8 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     let _ = std::fs::remove_file(&path);
 
     let report = BenchReport {
-        entries: keys.len(),
-        bytes_per_entry: loaded.set.heap_bytes() as f64 / keys.len() as f64,
+        entries,
+        bytes_per_entry: loaded.set.heap_bytes() as f64 / entries as f64,
         expected_false_match_rate: loaded.set.false_match_rate(),
         false_matches,
         non_member_lookups: n / 2,

@@ -74,7 +74,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
 
     // Open every input first: a missing file is a mistake to report before any work.
     let mut inputs = Vec::new();
-    for input in &args.inputs {
+    for input in &sources::expand_inputs(&args.inputs)? {
         inputs.push(sources::open(input, &limits)?);
     }
     let mut sink = JsonlSink::open(output.as_deref())?;

@@ -29,6 +29,7 @@ use ed25519_dalek::SigningKey;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use store::Upload;
 use store::{valid_name, SetInfo, Store};
 use subtle::ConstantTimeEq;
 use tokio::sync::watch;
@@ -279,25 +280,24 @@ async fn publish(
             format!("set name `{name}`: use 1-64 of a-z 0-9 - _ ."),
         ));
     }
-    let (keys, min_chars) = tokio::task::spawn_blocking(move || parse_upload(&body))
+    let upload = tokio::task::spawn_blocking(move || parse_upload(&body))
         .await
         .map_err(internal)?
         .map_err(|e| Failure(StatusCode::BAD_REQUEST, e))?;
     let _one_at_a_time = hub.publishing.lock().await;
     let h = hub.clone();
-    let info =
-        tokio::task::spawn_blocking(move || h.store.publish(&name, &keys, min_chars, &h.key))
-            .await
-            .map_err(internal)?
-            .map_err(internal)?;
+    let info = tokio::task::spawn_blocking(move || h.store.publish(&name, &upload, &h.key))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
     tracing::info!(set = %info.name, version = info.version, entries = info.entries, "published");
     hub.published.send_modify(|n| *n += 1);
     Ok((StatusCode::CREATED, Json(info)))
 }
 
-/// Keys from an upload: a labeled-set file (its signature is not needed: the
-/// publisher is authenticated by the token) or a text list of hex SHA-1s.
-fn parse_upload(body: &[u8]) -> Result<(Vec<u64>, u32), String> {
+/// What an upload holds: a labeled-set file (its signature is not needed:
+/// the publisher is authenticated by the token) or a text list of hex SHA-1s.
+fn parse_upload(body: &[u8]) -> Result<Upload, String> {
     if body.starts_with(crate::labels::file::MAGIC) {
         let file = SetFile::parse(body).map_err(|e| format!("labeled-set file: {e}"))?;
         let ours = crate::chunks::NORMALISATION_VERSION;
@@ -307,7 +307,14 @@ fn parse_upload(body: &[u8]) -> Result<(Vec<u64>, u32), String> {
                 file.header.normalisation
             ));
         }
-        return Ok((file.keys().collect(), file.header.min_chars));
+        file.header
+            .check_shingles()
+            .map_err(|e| format!("labeled-set file: {e}"))?;
+        return Ok(Upload {
+            contents: file.contents(),
+            min_chars: file.header.min_chars,
+            shingles: file.header.shingle_version != 0,
+        });
     }
     let text =
         std::str::from_utf8(body).map_err(|_| "body is neither a labeled-set file nor text")?;
@@ -317,5 +324,12 @@ fn parse_upload(body: &[u8]) -> Result<(Vec<u64>, u32), String> {
         .collect();
     keys.sort_unstable();
     keys.dedup();
-    Ok((keys, 0))
+    Ok(Upload {
+        contents: crate::labels::file::Contents {
+            keys,
+            simhashes: Vec::new(),
+        },
+        min_chars: 0,
+        shingles: false,
+    })
 }

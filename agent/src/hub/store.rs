@@ -19,6 +19,12 @@ pub struct SetInfo {
     pub created: i64,
     pub bytes: u64,
     pub min_chars: u32,
+    /// Labeled pages' SimHashes (near-duplicate tables).
+    #[serde(default)]
+    pub simhashes: u64,
+    /// Shingles spec version of the shingle keys among `entries` (0: none).
+    #[serde(default)]
+    pub shingle_version: u8,
 }
 
 /// Every stored version of every set.
@@ -35,6 +41,15 @@ pub fn valid_name(name: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
         && !name.starts_with('.')
+}
+
+/// A set as published: keys and SimHashes (each strictly ascending), the
+/// minimum chunk length they were made with, and whether they hold shingles.
+#[derive(Debug, Clone)]
+pub struct Upload {
+    pub contents: file::Contents,
+    pub min_chars: u32,
+    pub shingles: bool,
 }
 
 impl Store {
@@ -98,18 +113,26 @@ impl Store {
         std::fs::read(self.path(name, version))
     }
 
-    /// Stores `keys` (strictly ascending) as the next version of `name`,
-    /// signed with `key`. Callers serialise publishes.
+    /// Stores an upload as the next version of `name`, signed with `key`.
+    /// Callers serialise publishes.
     pub fn publish(
         &self,
         name: &str,
-        keys: &[u64],
-        min_chars: u32,
+        upload: &Upload,
         key: &SigningKey,
     ) -> anyhow::Result<SetInfo> {
         let version = self.latest(name).map_or(1, |i| i.version + 1);
-        let header = Header::new(name, version, keys.len() as u64, min_chars);
-        let bytes = file::encode(&header, keys, key);
+        let mut header = Header::new(
+            name,
+            version,
+            upload.contents.keys.len() as u64,
+            upload.min_chars,
+        );
+        header.simhashes = upload.contents.simhashes.len() as u64;
+        if !upload.shingles {
+            header.shingle_version = 0;
+        }
+        let bytes = file::encode(&header, &upload.contents, key);
         let dir = self.dir.join(name);
         std::fs::create_dir_all(&dir)?;
         let path = self.path(name, version);
@@ -136,5 +159,7 @@ fn info(h: &Header, bytes: usize) -> SetInfo {
         created: h.created,
         bytes: bytes as u64,
         min_chars: h.min_chars,
+        simhashes: h.simhashes,
+        shingle_version: h.shingle_version,
     }
 }

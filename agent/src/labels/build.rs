@@ -63,6 +63,7 @@ pub fn walk<T: Send>(
     mut fold: impl FnMut(T),
 ) -> anyhow::Result<CorpusStats> {
     let workers = workers.max(1);
+    let inputs = &sources::expand_inputs(inputs)?;
     let (doc_tx, doc_rx) = bounded::<Document>(workers * 4);
     let (out_tx, out_rx) = bounded::<T>(workers * 4);
     std::thread::scope(|scope| -> anyhow::Result<CorpusStats> {
@@ -125,15 +126,19 @@ pub fn walk<T: Send>(
     })
 }
 
-/// The keys of a corpus, sorted and distinct, and what was read.
+/// What a labeled set built from a corpus holds — chunk keys, whole-content
+/// keys (when `whole`), sampled shingles, and page SimHashes (when
+/// `simhashes`), each sorted and distinct — and what was read.
 pub fn corpus_keys(
     pipeline: &Pipeline,
     inputs: &[String],
     limits: &Limits,
     workers: usize,
     whole: bool,
-) -> anyhow::Result<(Vec<u64>, CorpusStats)> {
+    simhashes: bool,
+) -> anyhow::Result<(super::file::Contents, CorpusStats)> {
     let mut keys = Vec::new();
+    let mut pages = Vec::new();
     let mut failed = 0;
     let mut stats = walk(
         pipeline,
@@ -147,6 +152,10 @@ pub fn corpus_keys(
                 if whole {
                     keys.extend(m.whole.as_ref().map(super::key));
                 }
+                keys.extend_from_slice(&m.shingles);
+                if simhashes {
+                    pages.extend(m.simhash);
+                }
             }
             Err(_) => failed += 1,
         },
@@ -154,5 +163,11 @@ pub fn corpus_keys(
     stats.failed = failed;
     keys.sort_unstable();
     keys.dedup();
-    Ok((keys, stats))
+    pages.sort_unstable();
+    pages.dedup();
+    let contents = super::file::Contents {
+        keys,
+        simhashes: pages,
+    };
+    Ok((contents, stats))
 }

@@ -18,6 +18,13 @@
 //! Site counts are exact within one count run and add across merged files
 //! (exact when machines partition the crawl by site, an upper bound otherwise).
 //!
+//! Sampled word shingles are counted beside the chunks, in the same file:
+//! a shingle's record "hash" is its 8 hash bytes (big-endian, so its key is
+//! the shingle hash itself) followed by 12 bytes of 0xFF, which no SHA-1
+//! ends in but with probability 2⁻⁹⁶ ([`shingle_record`]). Discovery keeps
+//! frequent shingles as it keeps frequent chunks; the stop-chunk filter and
+//! the stop-chunk proposals concern chunks only.
+//!
 //! Count file: `"CSCOUNTS"`, u16 format (1), u8 normalisation version, u32
 //! min_chars, then records sorted by hash: SHA-1 (20 bytes), count u64,
 //! sites u64 (little-endian).
@@ -32,6 +39,18 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: &[u8; 8] = b"CSCOUNTS";
 const FORMAT: u16 = 1;
 const HEADER_LEN: usize = 8 + 2 + 1 + 4;
+
+/// The count-file record hash of a sampled shingle (see the module docs).
+pub fn shingle_record(shingle: u64) -> Hash {
+    let mut h = [0xFF; 20];
+    h[..8].copy_from_slice(&shingle.to_be_bytes());
+    h
+}
+
+/// Whether a count-file record hash is a shingle's.
+pub fn is_shingle_record(hash: &Hash) -> bool {
+    hash[8..] == [0xFF; 12]
+}
 
 /// One chunk's figures in a count file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -371,16 +390,18 @@ pub fn discover(
         if c.count <= threshold {
             continue;
         }
-        if is_stop(&c.hash) {
+        let shingle = is_shingle_record(&c.hash);
+        if !shingle && is_stop(&c.hash) {
             d.stop_chunks_skipped += 1;
             continue;
         }
-        if stop_min_sites.is_some_and(|m| c.sites >= m) {
+        if !shingle && stop_min_sites.is_some_and(|m| c.sites >= m) {
             d.stop_candidates.push(c);
         }
         d.keys.push(super::key(&c.hash));
     }
-    // Hash order is key order; distinct hashes can share a 64-bit key only by chance.
+    // Shingle records interleave with chunks by their first 8 bytes, so keys
+    // are in order; distinct hashes can share a 64-bit key only by chance.
     d.keys.dedup();
     d.stop_candidates
         .sort_by(|a, b| b.sites.cmp(&a.sites).then(b.count.cmp(&a.count)));

@@ -3,11 +3,13 @@
 //!
 //! ```text
 //! magic        8 bytes  "CSLDELTA"
-//! format       u16      1
+//! format       u16      2 (1 is still read: no SimHash lists)
 //! from_version u64
 //! header_len   u32, then the target file's header bytes
 //! added        u64 count, then keys ascending
 //! removed      u64 count, then keys ascending
+//! added        u64 count, then SimHashes ascending      (format 2)
+//! removed      u64 count, then SimHashes ascending      (format 2)
 //! signature    64 bytes: the target file's signature
 //! ```
 //! A delta is not signed itself: applying it rebuilds the target file byte
@@ -17,7 +19,7 @@
 use super::file::{self, FileError, SetFile};
 
 pub const MAGIC: &[u8; 8] = b"CSLDELTA";
-const FORMAT: u16 = 1;
+const FORMAT: u16 = 2;
 
 /// Why a delta could not be applied.
 #[derive(Debug, thiserror::Error)]
@@ -36,11 +38,11 @@ pub enum DeltaError {
     File(#[from] FileError),
 }
 
-/// The delta from `from` to `to` (both parsed files of the same set).
-pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
+/// Values in `b` and not in `a`, and in `a` and not in `b` (both ascending).
+fn differences(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> [Vec<u64>; 2] {
     let (mut added, mut removed) = (Vec::new(), Vec::new());
-    let mut a = from.keys().peekable();
-    let mut b = to.keys().peekable();
+    let mut a = a.peekable();
+    let mut b = b.peekable();
     loop {
         match (a.peek().copied(), b.peek().copied()) {
             (Some(x), Some(y)) if x == y => {
@@ -62,6 +64,13 @@ pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
             (None, None) => break,
         }
     }
+    [added, removed]
+}
+
+/// The delta from `from` to `to` (both parsed files of the same set).
+pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
+    let [added, removed] = differences(from.keys(), to.keys());
+    let [sim_added, sim_removed] = differences(from.simhashes(), to.simhashes());
     let header = to.header_bytes();
     let mut out = Vec::with_capacity(64 + header.len() + 8 * (added.len() + removed.len()));
     out.extend_from_slice(MAGIC);
@@ -69,7 +78,7 @@ pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
     out.extend_from_slice(&from.header.version.to_le_bytes());
     out.extend_from_slice(&(header.len() as u32).to_le_bytes());
     out.extend_from_slice(header);
-    for list in [&added, &removed] {
+    for list in [&added, &removed, &sim_added, &sim_removed] {
         out.extend_from_slice(&(list.len() as u64).to_le_bytes());
         for k in list.iter() {
             out.extend_from_slice(&k.to_le_bytes());
@@ -77,6 +86,42 @@ pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
     }
     out.extend_from_slice(&to.signature());
     out
+}
+
+/// `current` with `added` merged in and `removed` taken out (all ascending);
+/// removing a value that is not there is an error.
+fn patched(
+    current: impl Iterator<Item = u64>,
+    added: &[u64],
+    removed: &[u64],
+    capacity: usize,
+) -> Result<Vec<u64>, DeltaError> {
+    let mut out = Vec::with_capacity((capacity + added.len()).saturating_sub(removed.len()));
+    let mut rem = removed.iter().peekable();
+    let mut add = added.iter().peekable();
+    for k in current {
+        if let Some(&&r) = rem.peek().filter(|&&&r| r < k) {
+            return Err(DeltaError::Result(format!(
+                "removes {r:016x}, which is not in the set"
+            )));
+        }
+        while let Some(&&a) = add.peek().filter(|&&&a| a < k) {
+            out.push(a);
+            add.next();
+        }
+        if rem.peek().is_some_and(|&&r| r == k) {
+            rem.next();
+            continue;
+        }
+        out.push(k);
+    }
+    out.extend(add);
+    if rem.next().is_some() {
+        return Err(DeltaError::Result(
+            "removes a value that is not in the set".into(),
+        ));
+    }
+    Ok(out)
 }
 
 /// Keys added and removed, as counts (for logs and metrics).
@@ -99,7 +144,11 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
         at = end;
         Ok(s)
     };
-    if take(8)? != MAGIC || u16::from_le_bytes(take(2)?.try_into().expect("2")) != FORMAT {
+    if take(8)? != MAGIC {
+        return Err(DeltaError::Magic);
+    }
+    let format = u16::from_le_bytes(take(2)?.try_into().expect("2"));
+    if format != 1 && format != FORMAT {
         return Err(DeltaError::Magic);
     }
     let from_version = u64::from_le_bytes(take(8)?.try_into().expect("8"));
@@ -121,8 +170,9 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
             current: current.header.version,
         });
     }
-    let mut lists = [Vec::new(), Vec::new()];
-    for list in lists.iter_mut() {
+    let mut lists = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let count = if format == 1 { 2 } else { 4 };
+    for list in lists.iter_mut().take(count) {
         let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
         let n = usize::try_from(n).map_err(|_| DeltaError::Truncated)?;
         let bytes = take(n.checked_mul(8).ok_or(DeltaError::Truncated)?)?;
@@ -136,47 +186,38 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
     if at != delta.len() {
         return Err(DeltaError::Truncated);
     }
-    let [added, removed] = lists;
-    let mut keys = Vec::with_capacity(
-        (current.header.entries as usize + added.len()).saturating_sub(removed.len()),
-    );
-    let mut rem = removed.iter().peekable();
-    let mut add = added.iter().peekable();
-    for k in current.keys() {
-        if let Some(&&r) = rem.peek().filter(|&&&r| r < k) {
-            return Err(DeltaError::Result(format!(
-                "removes {r:016x}, which is not in the set"
-            )));
-        }
-        while let Some(&&a) = add.peek().filter(|&&&a| a < k) {
-            keys.push(a);
-            add.next();
-        }
-        if rem.peek().is_some_and(|&&r| r == k) {
-            rem.next();
-            continue;
-        }
-        keys.push(k);
-    }
-    keys.extend(add);
-    if rem.next().is_some() {
-        return Err(DeltaError::Result(
-            "removes a key that is not in the set".into(),
-        ));
-    }
-    if keys.len() as u64 != header.entries {
+    let [added, removed, sim_added, sim_removed] = lists;
+    let keys = patched(
+        current.keys(),
+        &added,
+        &removed,
+        current.header.entries as usize,
+    )?;
+    let simhashes = patched(
+        current.simhashes(),
+        &sim_added,
+        &sim_removed,
+        current.header.simhashes as usize,
+    )?;
+    if keys.len() as u64 != header.entries || simhashes.len() as u64 != header.simhashes {
         return Err(DeltaError::Result(format!(
-            "{} keys, the target has {}",
+            "{} keys and {} SimHashes, the target has {} and {}",
             keys.len(),
-            header.entries
+            simhashes.len(),
+            header.entries,
+            header.simhashes
         )));
     }
-    let out = file::assemble(&header_bytes, &keys, &signature);
+    let out = file::assemble(
+        &header_bytes,
+        &file::Contents { keys, simhashes },
+        &signature,
+    );
     Ok((
         out,
         Applied {
-            added: added.len() as u64,
-            removed: removed.len() as u64,
+            added: (added.len() + sim_added.len()) as u64,
+            removed: (removed.len() + sim_removed.len()) as u64,
         },
     ))
 }
@@ -189,8 +230,20 @@ mod tests {
     #[test]
     fn delta_produces_the_target_file() {
         let key = SigningKey::from_bytes(&[9; 32]);
-        let v1 = file::encode(&file::Header::new("s", 1, 0, 0), &[2, 4, 6, 8], &key);
-        let v2 = file::encode(&file::Header::new("s", 2, 0, 0), &[1, 4, 8, 9, 10], &key);
+        let contents = |keys: &[u64], simhashes: &[u64]| file::Contents {
+            keys: keys.to_vec(),
+            simhashes: simhashes.to_vec(),
+        };
+        let v1 = file::encode(
+            &file::Header::new("s", 1, 0, 0),
+            &contents(&[2, 4, 6, 8], &[100, 200]),
+            &key,
+        );
+        let v2 = file::encode(
+            &file::Header::new("s", 2, 0, 0),
+            &contents(&[1, 4, 8, 9, 10], &[200, 300]),
+            &key,
+        );
         let (f1, f2) = (SetFile::parse(&v1).unwrap(), SetFile::parse(&v2).unwrap());
         let d = diff(&f1, &f2);
         let (out, applied) = apply(&f1, &d).unwrap();
@@ -198,8 +251,8 @@ mod tests {
         assert_eq!(
             applied,
             Applied {
-                added: 3,
-                removed: 2
+                added: 4,
+                removed: 3
             }
         );
         SetFile::open(&out, &key.verifying_key()).unwrap();
@@ -211,7 +264,7 @@ mod tests {
         // An added key changed (9 → 7: still in order, same count): the
         // rebuilt file is not the one the hub signed.
         let mut bad = d.clone();
-        let at = bad.len() - 64 - 8 * 2 - 8 - 8 - 8;
+        let at = bad.len() - 64 - (8 + 8) - (8 + 8) - 8 * 2 - 8 - 8 - 8;
         assert_eq!(bad[at], 9);
         bad[at] = 7;
         let (out, _) = apply(&f1, &bad).unwrap();

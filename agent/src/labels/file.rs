@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! magic        8 bytes  "CSLABELS"
-//! format       u16      1
+//! format       u16      2 (1 is still read: no shingle fields, no SimHashes)
 //! hash_kind    u8       1 = sha1-64: a key is the first 8 bytes of the chunk's
 //!                       SHA-1 (README, "Chunks"), read big-endian
 //! normalisation u8      chunks::NORMALISATION_VERSION the keys were made with
@@ -11,17 +11,29 @@
 //! created      i64      Unix seconds
 //! entries      u64      number of keys
 //! name_len     u16, name (UTF-8)
+//! -- format 2 --
+//! shingle_version u8    shingles::SHINGLE_VERSION of the shingle keys; 0 = none
+//! shingle_k    u8       words per shingle
+//! shingle_sample u16    one shingle in this many was kept
+//! simhashes    u64      number of page SimHashes
+//! -- both --
 //! keys         entries × u64, strictly ascending
+//! simhashes    simhashes × u64, strictly ascending (format 2)
 //! signature    64 bytes: ed25519 over every byte above
 //! ```
-//! All integers little-endian. Keys are sorted so that two versions differ by
-//! a merge (deltas), the in-memory set is built in one streaming pass, and the
-//! file of a given set of keys is byte-for-byte reproducible.
+//! All integers little-endian. The keys are chunk keys and sampled shingle
+//! hashes in one sorted list: both are uniform 64-bit hashes from different
+//! functions, a page looks each kind up separately, and one list keeps the
+//! compact in-memory set, deltas and counting unchanged. Keys are sorted so
+//! that two versions differ by a merge (deltas), the in-memory set is built
+//! in one streaming pass, and the file of a given set of keys is
+//! byte-for-byte reproducible.
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
 pub const MAGIC: &[u8; 8] = b"CSLABELS";
-pub const FORMAT: u16 = 1;
+/// The format this build writes; it reads this one and format 1.
+pub const FORMAT: u16 = 2;
 /// `hash_kind` of sha1-64 keys.
 pub const SHA1_64: u8 = 1;
 const SIGNATURE_LEN: usize = 64;
@@ -37,6 +49,23 @@ pub struct Header {
     pub hash_kind: u8,
     pub normalisation: u8,
     pub min_chars: u32,
+    /// The file format the header was read from or will be written in.
+    #[serde(default = "format_1")]
+    pub format: u16,
+    /// `shingles::SHINGLE_VERSION` of the shingle keys (0: the set has none).
+    #[serde(default)]
+    pub shingle_version: u8,
+    #[serde(default)]
+    pub shingle_k: u8,
+    #[serde(default)]
+    pub shingle_sample: u16,
+    /// Page SimHashes, after the keys.
+    #[serde(default)]
+    pub simhashes: u64,
+}
+
+fn format_1() -> u16 {
+    1
 }
 
 /// Why a labeled-set file was refused.
@@ -54,6 +83,8 @@ pub enum FileError {
     HashKind(u8),
     #[error("normalisation version {0} differs from this build's {1}: keys would never match")]
     Normalisation(u8, u8),
+    #[error("shingles v{0} (k = {1}, 1 in {2}) differ from this build's v{3} (k = {4}, 1 in {5}): shingles would never match")]
+    Shingles(u8, u8, u16, u8, u8, u16),
     #[error("keys are not strictly ascending at entry {0}")]
     Order(u64),
     #[error("{0} bytes after the signature")]
@@ -69,6 +100,7 @@ pub struct SetFile<'a> {
     /// The header bytes (everything before the keys).
     header_bytes: &'a [u8],
     keys: &'a [u8],
+    simhashes: &'a [u8],
     signed: &'a [u8],
     signature: &'a [u8],
 }
@@ -78,7 +110,7 @@ impl Header {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(48 + self.name.len());
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT.to_le_bytes());
+        out.extend_from_slice(&self.format.to_le_bytes());
         out.push(self.hash_kind);
         out.push(self.normalisation);
         out.extend_from_slice(&self.min_chars.to_le_bytes());
@@ -87,6 +119,12 @@ impl Header {
         out.extend_from_slice(&self.entries.to_le_bytes());
         out.extend_from_slice(&(self.name.len() as u16).to_le_bytes());
         out.extend_from_slice(self.name.as_bytes());
+        if self.format >= 2 {
+            out.push(self.shingle_version);
+            out.push(self.shingle_k);
+            out.extend_from_slice(&self.shingle_sample.to_le_bytes());
+            out.extend_from_slice(&self.simhashes.to_le_bytes());
+        }
         out
     }
 
@@ -97,7 +135,7 @@ impl Header {
             return Err(FileError::Magic);
         }
         let format = u16::from_le_bytes(r.array("format")?);
-        if format != FORMAT {
+        if format != 1 && format != FORMAT {
             return Err(FileError::Format(format));
         }
         let hash_kind = r.take(1, "hash kind")?[0];
@@ -113,18 +151,27 @@ impl Header {
         if hash_kind != SHA1_64 {
             return Err(FileError::HashKind(hash_kind));
         }
-        Ok((
-            Header {
-                name,
-                version,
-                created,
-                entries,
-                hash_kind,
-                normalisation,
-                min_chars,
-            },
-            r.at,
-        ))
+        let mut header = Header {
+            name,
+            version,
+            created,
+            entries,
+            hash_kind,
+            normalisation,
+            min_chars,
+            format,
+            shingle_version: 0,
+            shingle_k: 0,
+            shingle_sample: 0,
+            simhashes: 0,
+        };
+        if format >= 2 {
+            header.shingle_version = r.take(1, "shingle version")?[0];
+            header.shingle_k = r.take(1, "shingle k")?[0];
+            header.shingle_sample = u16::from_le_bytes(r.array("shingle sample")?);
+            header.simhashes = u64::from_le_bytes(r.array("simhashes")?);
+        }
+        Ok((header, r.at))
     }
 
     /// A header for a new set made by this build.
@@ -140,6 +187,26 @@ impl Header {
             hash_kind: SHA1_64,
             normalisation: crate::chunks::NORMALISATION_VERSION,
             min_chars,
+            format: FORMAT,
+            shingle_version: crate::shingles::SHINGLE_VERSION,
+            shingle_k: crate::shingles::K as u8,
+            shingle_sample: crate::shingles::SAMPLE as u16,
+            simhashes: 0,
+        }
+    }
+
+    /// Whether the set's shingle keys were made the way this build makes
+    /// them (a set without shingles always is).
+    pub fn check_shingles(&self) -> Result<(), FileError> {
+        use crate::shingles::{K, SAMPLE, SHINGLE_VERSION};
+        let ours = (SHINGLE_VERSION, K as u8, SAMPLE as u16);
+        let theirs = (self.shingle_version, self.shingle_k, self.shingle_sample);
+        if theirs.0 == 0 || theirs == ours {
+            Ok(())
+        } else {
+            Err(FileError::Shingles(
+                theirs.0, theirs.1, theirs.2, ours.0, ours.1, ours.2,
+            ))
         }
     }
 }
@@ -165,29 +232,46 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Writes a signed labeled-set file. `keys` must be strictly ascending
-/// (`header.entries` is set from them).
-pub fn encode(header: &Header, keys: &[u64], key: &SigningKey) -> Vec<u8> {
+/// What a set holds: keys (chunk keys and sampled shingles) and page
+/// SimHashes, each strictly ascending.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Contents {
+    pub keys: Vec<u64>,
+    pub simhashes: Vec<u64>,
+}
+
+/// Writes a signed labeled-set file (`header.entries` and `header.simhashes`
+/// are set from `contents`). A format-1 header can hold no SimHashes.
+pub fn encode(header: &Header, contents: &Contents, key: &SigningKey) -> Vec<u8> {
     let mut header = header.clone();
-    header.entries = keys.len() as u64;
+    header.entries = contents.keys.len() as u64;
+    header.simhashes = contents.simhashes.len() as u64;
+    assert!(
+        header.format >= 2 || contents.simhashes.is_empty(),
+        "format 1 has no SimHashes"
+    );
     let mut out = header.encode();
-    out.reserve(keys.len() * 8 + SIGNATURE_LEN);
-    for k in keys {
-        out.extend_from_slice(&k.to_le_bytes());
-    }
+    push_u64s(&mut out, &contents.keys);
+    push_u64s(&mut out, &contents.simhashes);
     let signature = key.sign(&out);
     out.extend_from_slice(&signature.to_bytes());
     out
 }
 
-/// Assembles a file from a header, its keys and a signature made elsewhere
-/// (a delta carries the hub's signature of the file it produces).
-pub fn assemble(header_bytes: &[u8], keys: &[u64], signature: &[u8; 64]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(header_bytes.len() + keys.len() * 8 + SIGNATURE_LEN);
-    out.extend_from_slice(header_bytes);
-    for k in keys {
-        out.extend_from_slice(&k.to_le_bytes());
+fn push_u64s(out: &mut Vec<u8>, values: &[u64]) {
+    out.reserve(values.len() * 8 + SIGNATURE_LEN);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
     }
+}
+
+/// Assembles a file from a header, its contents and a signature made
+/// elsewhere (a delta carries the hub's signature of the file it produces).
+pub fn assemble(header_bytes: &[u8], contents: &Contents, signature: &[u8; 64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(header_bytes.len());
+    out.extend_from_slice(header_bytes);
+    push_u64s(&mut out, &contents.keys);
+    push_u64s(&mut out, &contents.simhashes);
     out.extend_from_slice(signature);
     out
 }
@@ -204,7 +288,13 @@ impl<'a> SetFile<'a> {
             .checked_add(key_bytes)
             .filter(|&e| e <= bytes.len())
             .ok_or(FileError::Truncated("keys"))?;
-        let sig_end = keys_end + SIGNATURE_LEN;
+        let simhashes_end = usize::try_from(header.simhashes)
+            .ok()
+            .and_then(|n| n.checked_mul(8))
+            .and_then(|n| n.checked_add(keys_end))
+            .filter(|&e| e <= bytes.len())
+            .ok_or(FileError::Truncated("simhashes"))?;
+        let sig_end = simhashes_end + SIGNATURE_LEN;
         if sig_end > bytes.len() {
             return Err(FileError::Truncated("signature"));
         }
@@ -215,26 +305,23 @@ impl<'a> SetFile<'a> {
             header,
             header_bytes: &bytes[..at],
             keys: &bytes[at..keys_end],
-            signed: &bytes[..keys_end],
-            signature: &bytes[keys_end..],
+            simhashes: &bytes[keys_end..simhashes_end],
+            signed: &bytes[..simhashes_end],
+            signature: &bytes[simhashes_end..],
         };
-        let mut prev = None;
-        for (i, k) in file.keys().enumerate() {
-            if prev.is_some_and(|p| p >= k) {
-                return Err(FileError::Order(i as u64));
-            }
-            prev = Some(k);
-        }
+        ascending(file.keys(), 0)?;
+        ascending(file.simhashes(), file.header.entries)?;
         Ok(file)
     }
 
-    /// Parses, checks the normalisation version and verifies the signature.
+    /// Parses, checks the normalisation and shingle versions and verifies the signature.
     pub fn open(bytes: &'a [u8], public: &VerifyingKey) -> Result<Self, FileError> {
         let file = Self::parse(bytes)?;
         let ours = crate::chunks::NORMALISATION_VERSION;
         if file.header.normalisation != ours {
             return Err(FileError::Normalisation(file.header.normalisation, ours));
         }
+        file.header.check_shingles()?;
         file.verify(public)?;
         Ok(file)
     }
@@ -254,6 +341,21 @@ impl<'a> SetFile<'a> {
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
     }
 
+    /// The page SimHashes, ascending.
+    pub fn simhashes(&self) -> impl ExactSizeIterator<Item = u64> + 'a {
+        self.simhashes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+    }
+
+    /// Keys and SimHashes, owned.
+    pub fn contents(&self) -> Contents {
+        Contents {
+            keys: self.keys().collect(),
+            simhashes: self.simhashes().collect(),
+        }
+    }
+
     pub fn header_bytes(&self) -> &'a [u8] {
         self.header_bytes
     }
@@ -261,6 +363,18 @@ impl<'a> SetFile<'a> {
     pub fn signature(&self) -> [u8; 64] {
         self.signature.try_into().expect("64 bytes")
     }
+}
+
+/// Checks that `values` strictly ascend; `base` numbers the first for the error.
+fn ascending(values: impl Iterator<Item = u64>, base: u64) -> Result<(), FileError> {
+    let mut prev = None;
+    for (i, v) in values.enumerate() {
+        if prev.is_some_and(|p| p >= v) {
+            return Err(FileError::Order(base + i as u64));
+        }
+        prev = Some(v);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -275,12 +389,18 @@ mod tests {
     fn round_trip_verify_and_tamper() {
         let header = Header::new("wikipedia", 3, 0, 100);
         let keys = [1u64, 5, 1 << 63];
-        let bytes = encode(&header, &keys, &key(1));
+        let contents = Contents {
+            keys: keys.to_vec(),
+            simhashes: vec![7, 9],
+        };
+        let bytes = encode(&header, &contents, &key(1));
         let file = SetFile::open(&bytes, &key(1).verifying_key()).unwrap();
         assert_eq!(file.header.name, "wikipedia");
         assert_eq!(file.header.version, 3);
         assert_eq!(file.header.entries, 3);
+        assert_eq!(file.header.simhashes, 2);
         assert_eq!(file.keys().collect::<Vec<_>>(), keys);
+        assert_eq!(file.contents(), contents);
 
         assert_eq!(
             SetFile::open(&bytes, &key(2).verifying_key()).unwrap_err(),
@@ -296,7 +416,34 @@ mod tests {
                 Err(FileError::Truncated(_) | FileError::Magic)
             ));
         }
-        let unsorted = encode(&header, &[5, 1], &key(1));
+        let unsorted = encode(&header, &keys_only(&[5, 1]), &key(1));
         assert_eq!(SetFile::parse(&unsorted).unwrap_err(), FileError::Order(1));
+    }
+
+    fn keys_only(keys: &[u64]) -> Contents {
+        Contents {
+            keys: keys.to_vec(),
+            simhashes: vec![],
+        }
+    }
+
+    #[test]
+    fn format_1_files_still_load_and_other_shingles_are_refused() {
+        let mut header = Header::new("old", 1, 0, 100);
+        header.format = 1;
+        let bytes = encode(&header, &keys_only(&[3, 4]), &key(1));
+        let file = SetFile::open(&bytes, &key(1).verifying_key()).unwrap();
+        assert_eq!(file.header.format, 1);
+        assert_eq!(file.header.shingle_version, 0, "format 1 has no shingles");
+        assert_eq!(file.keys().collect::<Vec<_>>(), [3, 4]);
+        assert_eq!(file.simhashes().len(), 0);
+
+        let mut other = Header::new("new", 1, 0, 100);
+        other.shingle_k = 9;
+        let bytes = encode(&other, &keys_only(&[3]), &key(1));
+        assert!(matches!(
+            SetFile::open(&bytes, &key(1).verifying_key()),
+            Err(FileError::Shingles(..))
+        ));
     }
 }

@@ -21,11 +21,13 @@ pub mod delta;
 pub mod file;
 pub mod follow;
 pub mod keys;
+pub mod simhash;
 
 use crate::chunks::Hash;
 use arc_swap::{ArcSwap, Guard};
 use compact::CompactSet;
 use ed25519_dalek::VerifyingKey;
+use simhash::SimhashIndex;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -66,7 +68,10 @@ pub struct LabeledSet {
     pub version: String,
     /// The numeric version of a signed set (0 for text lists).
     pub number: u64,
+    /// Chunk keys and sampled shingles.
     pub set: CompactSet,
+    /// The labeled pages' SimHashes.
+    pub simhashes: SimhashIndex,
 }
 
 impl LabeledSet {
@@ -78,6 +83,7 @@ impl LabeledSet {
             version: format!("{}@{}", file.header.name, file.header.version),
             number: file.header.version,
             set,
+            simhashes: SimhashIndex::new(&file.simhashes().collect::<Vec<_>>()),
         })
     }
 
@@ -162,6 +168,7 @@ impl LabeledSets {
                     version: format!("{name}@{}", &digest[..12]),
                     number: 0,
                     set: CompactSet::from_sorted(keys.into_iter()).map_err(|e| e.to_string())?,
+                    simhashes: SimhashIndex::default(),
                 })
             })
             .collect()
@@ -212,6 +219,22 @@ impl LabeledSets {
                 *m |= (f as u32) << i;
             }
         }
+    }
+
+    /// The labeled page nearest to SimHash `h` within `max` bits: the sets
+    /// that hold a page at the smallest distance (bitmask), and that distance.
+    pub fn nearest_simhash(&self, h: u64, max: u32) -> Option<(u32, u32)> {
+        let mut best: Option<(u32, u32)> = None;
+        for (i, s) in self.sets.iter().enumerate() {
+            if let Some(d) = s.simhashes.nearest(h, max) {
+                best = match best {
+                    Some((mask, b)) if b == d => Some((mask | 1 << i, d)),
+                    Some((_, b)) if b < d => best,
+                    _ => Some((1 << i, d)),
+                };
+            }
+        }
+        best
     }
 
     /// The sets, in bit order.

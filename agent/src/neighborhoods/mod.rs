@@ -1,14 +1,27 @@
 //! Bad neighborhoods (seed 001 §3.3, §6.3): a site whose pages are mostly
 //! copied is flagged as a whole.
 //!
-//! Every judged page adds its `contains` to each of its neighborhoods (URL-path
-//! prefixes and the registered domain, see `prefixes`); a neighborhood's
-//! *badness* is the mean `contains` of its pages (a page whose whole content
-//! matched counts 1). A neighborhood with at least `min_pages` pages is bad
-//! when its badness exceeds the threshold — fixed, or the paper's mean + one
-//! standard deviation over all such neighborhoods, kept as a running statistic
-//! (`stats`) — and is at least `min_badness`. A change of state (bad or
-//! recovered) is a `SiteFlag` event.
+//! Every page with content adds what it copies to each of its neighborhoods
+//! (URL-path prefixes and the registered domain, see `prefixes`): 1 when a
+//! copy rule flagged it, else its containment (`verdict::contribution`). A
+//! neighborhood's *badness* is the mean over its pages. A neighborhood with at
+//! least `min_pages` pages is bad when its badness exceeds the threshold —
+//! fixed, or the paper's mean + one standard deviation over all such
+//! neighborhoods, kept as a running statistic (`stats`) — and is at least
+//! `min_badness`.
+//!
+//! **Steady when copiers are many.** Mean + σ is a statement about the crawl:
+//! when copier sites are a large share of the neighborhoods judged, the mean
+//! rises towards their badness and they "recover" while their pages stay
+//! copies. So the moving threshold is capped at `max_threshold` (0.5 by
+//! default): a neighborhood whose pages are mostly copies is bad whatever the
+//! rest of the crawl looks like; below the cap the paper's rule still adapts.
+//!
+//! **One flag per fact.** A copier site makes its domain, its host root and
+//! every directory bad at once. A `SiteFlag` is announced for the broadest bad
+//! neighborhood only; a deeper one is announced when it is bad and none of
+//! its ancestors is (a bad directory on a clean site), and a `recovered`
+//! follows only an announced `bad`.
 //!
 //! The threshold moves as pages arrive, so a neighborhood is re-judged when
 //! one of its own pages arrives, and every neighborhood every `sweep_every`
@@ -38,8 +51,10 @@ pub struct Hood {
     pub pages: u32,
     /// Sum of the pages' `contains`.
     pub sum: f64,
-    /// Currently flagged bad.
+    /// Currently bad.
     pub bad: bool,
+    /// A `bad` flag was announced for it (and no `recovered` since).
+    pub announced: bool,
 }
 
 impl Hood {
@@ -99,7 +114,7 @@ impl Neighborhoods {
         if self.settings.threshold > 0.0 {
             self.settings.threshold
         } else {
-            self.judged.mean() + self.judged.std_dev()
+            (self.judged.mean() + self.judged.std_dev()).min(self.settings.max_threshold)
         }
     }
 
@@ -109,14 +124,11 @@ impl Neighborhoods {
             && h.badness() >= self.settings.min_badness
     }
 
-    /// What a verdict contributes: its `contains`, 1 for a whole-content
-    /// match, nothing for a page that was not judged for copying.
+    /// What a verdict contributes: 1 for a page a copy rule flagged (also a
+    /// dropped one), else its containment; nothing for a page without
+    /// content to match.
     pub fn contribution(v: &Verdict) -> Option<f64> {
-        if v.whole_match {
-            Some(1.0)
-        } else {
-            v.contains
-        }
+        crate::verdict::contribution(v.copied(), v.contains, v.shingle_contains)
     }
 
     /// Adds a judged verdict; returns the flags that changed.
@@ -150,9 +162,13 @@ impl Neighborhoods {
             }
         }
         let threshold = self.threshold();
+        // Broadest first, so a deeper neighborhood sees its ancestors' new state.
+        for name in &names {
+            self.rejudge(name, threshold);
+        }
         let mut flags = Vec::new();
-        for name in names {
-            self.rejudge(&name, threshold, &mut flags);
+        for name in &names {
+            self.announce(name, threshold, &mut flags);
         }
         if self.pages % self.settings.sweep_every == 0 {
             flags.extend(self.sweep());
@@ -160,40 +176,76 @@ impl Neighborhoods {
         flags
     }
 
-    fn rejudge(&mut self, name: &str, threshold: f64, flags: &mut Vec<SiteFlag>) {
-        let Some(&h) = self.hoods.get(name) else {
-            return;
-        };
-        let bad = self.is_bad(&h, threshold);
-        if bad != h.bad {
+    /// Sets a neighborhood's state from its figures and the threshold.
+    fn rejudge(&mut self, name: &str, threshold: f64) {
+        if let Some(&h) = self.hoods.get(name) {
+            let bad = self.is_bad(&h, threshold);
             if let Some(stored) = self.hoods.get_mut(name) {
                 stored.bad = bad;
             }
-            flags.push(SiteFlag {
-                kind: "site_flag".into(),
-                neighborhood: name.to_string(),
-                state: if bad { "bad" } else { "recovered" }.into(),
-                badness: h.badness(),
-                pages: h.pages,
-                threshold,
-                at: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
-            });
         }
+    }
+
+    /// Announces a change of state, one flag per fact (see the module docs).
+    fn announce(&mut self, name: &str, threshold: f64, flags: &mut Vec<SiteFlag>) {
+        let Some(&h) = self.hoods.get(name) else {
+            return;
+        };
+        let state = if h.bad && !h.announced {
+            let covered = prefixes::ancestors(name)
+                .iter()
+                .any(|a| self.hoods.get(a).is_some_and(|p| p.bad));
+            if covered {
+                return;
+            }
+            "bad"
+        } else if !h.bad && h.announced {
+            "recovered"
+        } else {
+            return;
+        };
+        if let Some(stored) = self.hoods.get_mut(name) {
+            stored.announced = h.bad;
+        }
+        flags.push(SiteFlag {
+            kind: "site_flag".into(),
+            neighborhood: name.to_string(),
+            state: state.into(),
+            badness: h.badness(),
+            pages: h.pages,
+            threshold,
+            at: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+        });
     }
 
     /// Re-judges every neighborhood against the current threshold.
     pub fn sweep(&mut self) -> Vec<SiteFlag> {
         let threshold = self.threshold();
-        let mut names: Vec<String> = self
+        let changed: Vec<String> = self
             .hoods
             .iter()
             .filter(|(_, h)| self.is_bad(h, threshold) != h.bad)
             .map(|(n, _)| n.clone())
             .collect();
-        names.sort();
+        for name in &changed {
+            self.rejudge(name, threshold);
+        }
+        // What may need announcing: every change, and bad neighborhoods not
+        // yet announced (their bad ancestor may just have recovered).
+        let mut names: Vec<String> = self
+            .hoods
+            .iter()
+            .filter(|(_, h)| h.bad != h.announced)
+            .map(|(n, _)| n.clone())
+            .collect();
+        // Broadest first (a domain has no `/`; shorter prefixes before longer), then by name.
+        names.sort_by(|a, b| {
+            let depth = |n: &str| n.matches('/').count();
+            depth(a).cmp(&depth(b)).then_with(|| a.cmp(b))
+        });
         let mut flags = Vec::new();
-        for name in names {
-            self.rejudge(&name, threshold, &mut flags);
+        for name in &names {
+            self.announce(name, threshold, &mut flags);
         }
         flags
     }
@@ -290,6 +342,7 @@ impl Neighborhoods {
                     p: h.pages,
                     s: h.sum,
                     b: h.bad,
+                    a: Some(h.announced),
                 },
             )?;
             w.write_all(b"\n")?;
@@ -333,6 +386,7 @@ impl Neighborhoods {
                     pages: h.p,
                     sum: h.s,
                     bad: h.b,
+                    announced: h.a.unwrap_or(h.b),
                 },
             );
         }
@@ -355,6 +409,9 @@ struct SnapshotHood {
     p: u32,
     s: f64,
     b: bool,
+    /// Announced (older snapshots: taken as `b`, as they announced every bad one).
+    #[serde(default)]
+    a: Option<bool>,
 }
 
 #[cfg(test)]
@@ -387,10 +444,7 @@ mod tests {
             .filter(|f| f.state == "bad")
             .map(|f| f.neighborhood.as_str())
             .collect();
-        assert_eq!(
-            bad,
-            ["copier.example", "copier.example/", "copier.example/wiki/"]
-        );
+        assert_eq!(bad, ["copier.example"], "one flag per fact: the broadest");
         assert!(n.threshold() < 0.9 && n.threshold() > 0.0);
         assert_eq!(
             n.bad_neighborhood_of("http://copier.example/wiki/x"),
@@ -421,8 +475,48 @@ mod tests {
             );
         }
         let flags = n.observe("http://c.example/4", 1.0);
-        assert_eq!(flags.len(), 2, "domain and host root: {flags:?}");
+        assert_eq!(
+            flags.len(),
+            1,
+            "the domain only, not also the host root: {flags:?}"
+        );
+        assert_eq!(flags[0].neighborhood, "c.example");
         assert_eq!(flags[0].threshold, 0.5);
+    }
+
+    #[test]
+    fn a_bad_directory_on_a_clean_site_is_announced_and_copiers_stay_bad_when_many() {
+        let mut n = Neighborhoods::new(settings());
+        let mut flags = Vec::new();
+        // A clean site with one copied directory.
+        for i in 0..30 {
+            flags.extend(n.observe(&format!("http://mixed.example/blog/{i}"), 0.0));
+            if i < 10 {
+                flags.extend(n.observe(&format!("http://mixed.example/mirror/{i}"), 1.0));
+            }
+        }
+        // Copiers are most of the sites judged: mean + σ rises above their badness
+        // of 0.9, but the cap keeps them bad.
+        for page in 0..20 {
+            for site in 0..12 {
+                flags.extend(n.observe(&format!("http://copier{site}.example/a/{page}"), 0.9));
+            }
+            for site in 0..3 {
+                flags.extend(n.observe(&format!("http://clean{site}.example/a/{page}"), 0.0));
+            }
+        }
+        flags.extend(n.sweep());
+        assert!(
+            flags.iter().all(|f| f.state == "bad"),
+            "nothing recovers: {flags:?}"
+        );
+        let mut bad: Vec<&str> = flags.iter().map(|f| f.neighborhood.as_str()).collect();
+        bad.sort();
+        let mut want: Vec<String> = (0..12).map(|s| format!("copier{s}.example")).collect();
+        want.push("mixed.example/mirror/".into());
+        want.sort();
+        assert_eq!(bad, want);
+        assert!(n.threshold() <= 0.5);
     }
 
     #[test]

@@ -21,6 +21,24 @@ pub struct Prefixes {
     pub too_long: u32,
 }
 
+/// The broader neighborhoods of a neighborhood name: for `host/a/b/`, the
+/// registered domain of `host`, `host/` and `host/a/`; a domain has none.
+pub fn ancestors(name: &str) -> Vec<String> {
+    let Some(slash) = name.find('/') else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(domain) = crate::site::registered_domain(&format!("http://{}/", &name[..slash])) {
+        out.push(domain);
+    }
+    for (i, _) in name.match_indices('/') {
+        if i + 1 < name.len() {
+            out.push(name[..=i].to_string());
+        }
+    }
+    out
+}
+
 /// The neighborhoods of `url`; `None` when it has no host.
 pub fn prefixes(url: &str) -> Option<Prefixes> {
     let parsed = url::Url::parse(url).ok()?;

@@ -16,7 +16,7 @@ use crate::page::{Broken, Input, Page};
 use crate::settings::{Settings, UnknownLanguage};
 use crate::site;
 use crate::stopchunks::StopChunks;
-use crate::verdict::{Kind, LabelCount, Reason, Verdict};
+use crate::verdict::{Kind, Reason, Verdict};
 use lol_html::Selector;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
@@ -43,6 +43,10 @@ pub struct Matchable {
     pub chunks: Vec<chunks::Hash>,
     /// The whole-content hash (`None` when there is no content).
     pub whole: Option<chunks::Hash>,
+    /// Sampled word shingles (ascending, distinct).
+    pub shingles: Vec<u64>,
+    /// The content's SimHash (`None` without shingles).
+    pub simhash: Option<u64>,
 }
 
 /// The extracted content of a page, for `crawlsieve extract` and embedders.
@@ -229,6 +233,8 @@ impl Pipeline {
                 .map(|c| c.hash)
                 .collect(),
             whole: (!found.chunks.is_empty()).then_some(found.whole),
+            shingles: found.shingles,
+            simhash: found.simhash,
         }
     }
 
@@ -262,94 +268,59 @@ impl Pipeline {
         if analysis.words == 0 {
             return drop(v, Reason::NoVisibleText);
         }
-        if analysis.content_tag == Some(false) {
-            return drop(v, Reason::NoContentTag);
-        }
-        if content.words < s.filters.min_words {
-            return drop(v, Reason::TooShort);
-        }
-        if v.link_density >= s.filters.max_link_density {
-            return drop(v, Reason::LinkDense);
+        let filtered = if analysis.content_tag == Some(false) {
+            Some(Reason::NoContentTag)
+        } else if content.words < s.filters.min_words {
+            Some(Reason::TooShort)
+        } else if v.link_density >= s.filters.max_link_density {
+            Some(Reason::LinkDense)
+        } else {
+            None
+        };
+        if let Some(reason) = filtered {
+            drop(v, reason);
+            // A copier with short pages is still a copier: the content a
+            // dropped page holds is matched, its copy rules follow the drop
+            // reason as notes, and it counts in its neighborhoods.
+            return self.match_content(labels, &content, &analysis, v);
         }
 
         let sample = sample(&content, &analysis, s.language.sample_bytes);
         let lang = language::detect(&sample, s.language.sample_bytes, s.language.min_confidence);
         v.lang = Some(lang.code.unwrap_or("unknown").to_string());
         v.lang_confidence = Some((lang.confidence * 1000.0).round() / 1000.0);
-        match lang.code {
+        let language_drop = match lang.code {
             None => {
                 v.reasons.push(Reason::LanguageUnknown);
-                if s.language.unknown == UnknownLanguage::Drop {
-                    return drop(v, Reason::Language);
-                }
+                s.language.unknown == UnknownLanguage::Drop
             }
-            Some(code)
-                if !s.language.allow.is_empty() && !s.language.allow.iter().any(|a| a == code) =>
-            {
-                return drop(v, Reason::Language);
+            Some(code) => {
+                !s.language.allow.is_empty() && !s.language.allow.iter().any(|a| a == code)
             }
-            Some(_) => {}
+        };
+        if language_drop {
+            drop(v, Reason::Language);
         }
-
-        let chunks = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
-        self.match_labels(labels, &chunks, v);
-        if s.output.content {
+        self.match_content(labels, &content, &analysis, v);
+        if s.output.content && v.verdict != Kind::Drop {
             v.content = Some(content.text(&analysis));
         }
     }
 
-    /// contains(L, f) over the eligible chunks, and the whole-content match.
-    fn match_labels(&self, sets: &LabeledSets, chunks: &Chunks, v: &mut Verdict) {
-        let min_chars = self.settings.chunks.min_chars;
-        let mut per_label = [0u32; crate::labels::MAX_SETS];
-        // The eligible chunks and the whole content, looked up in one batch.
-        let mut keys = Vec::with_capacity(chunks.chunks.len() + 1);
-        for chunk in &chunks.chunks {
-            v.chunks += 1;
-            if chunk.stop {
-                v.stop_chunks += 1;
-            } else if chunk.chars < min_chars {
-                v.short_chunks += 1;
-            } else {
-                keys.push(crate::labels::key(&chunk.hash));
-            }
+    /// Chunks and shingles of the content, matched against the labeled sets.
+    fn match_content(
+        &self,
+        labels: &LabeledSets,
+        content: &Content,
+        analysis: &Analysis,
+        v: &mut Verdict,
+    ) {
+        if content.words == 0 {
+            return;
         }
-        let eligible = keys.len() as u32;
-        keys.push(crate::labels::key(&chunks.whole));
-        let mut masks = Vec::new();
-        sets.lookup_many(&keys, &mut masks);
-        let whole = masks.pop().unwrap_or(0);
-        for &mask in &masks {
-            if mask != 0 {
-                v.matched_chunks += 1;
-                for (bit, count) in per_label.iter_mut().enumerate() {
-                    *count += (mask >> bit) & 1;
-                }
-            }
-        }
-        v.content_sha1 = Some(chunks::to_hex(&chunks.whole));
-        v.whole_match = whole != 0;
-        v.contains = (eligible > 0).then(|| v.matched_chunks as f64 / eligible as f64);
-        v.labels = sets
-            .sets()
-            .iter()
-            .zip(&per_label)
-            .filter(|(_, &n)| n > 0)
-            .map(|(set, &n)| LabelCount {
-                label: set.name.clone(),
-                chunks: n,
-            })
-            .collect();
-        if v.contains
-            .is_some_and(|c| c >= self.settings.labels.flag_threshold)
-        {
-            v.verdict = Kind::Flag;
-            v.reasons.insert(0, Reason::LabeledChunks);
-        }
-        if v.whole_match {
-            v.verdict = Kind::Flag;
-            v.reasons.insert(0, Reason::WholeContent);
-        }
+        let chunks = chunks::chunk(content.paragraphs(analysis), |h| self.stop.contains(h));
+        let evidence = evidence::gather(labels, &chunks, self.settings.chunks.min_chars);
+        evidence::decide(&evidence, &chunks, labels, &self.settings.labels, v);
     }
 }
 
@@ -368,5 +339,6 @@ fn sample(content: &Content, analysis: &Analysis, max: usize) -> String {
     out
 }
 
+mod evidence;
 #[cfg(test)]
 mod tests;

@@ -87,6 +87,68 @@ pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
     })
 }
 
+/// File names a directory walk picks up: the formats the sources read, plain
+/// or gzipped. `.txt` is for `labels build` (plain-text documents).
+const WALKED: &[&str] = &[
+    ".warc", ".arc", ".jsonl", ".json", ".ndjson", ".html", ".htm", ".xhtml", ".txt",
+];
+
+/// Whether a directory walk takes this file name: a known extension (plain
+/// or `.gz`), not hidden, not a file still being written (`.open`, `.tmp`).
+pub fn walked_name(name: &str) -> bool {
+    if name.starts_with('.') {
+        return false;
+    }
+    let name = name.to_ascii_lowercase();
+    let base = name.strip_suffix(".gz").unwrap_or(&name);
+    WALKED.iter().any(|ext| base.ends_with(ext))
+}
+
+/// Expands the inputs of a command: a directory becomes the files below it
+/// that `walked_name` accepts, in sorted path order (so two runs over the
+/// same tree read pages in the same order); files and `-` stay as they are.
+/// A directory that holds no such file is an error: it is almost always the
+/// wrong directory.
+pub fn expand_inputs(inputs: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let path = Path::new(input);
+        if input == "-" || !path.is_dir() {
+            out.push(input.clone());
+            continue;
+        }
+        let before = out.len();
+        let mut files = Vec::new();
+        walk_dir(path, &mut files).map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+        files.sort();
+        out.extend(files.into_iter().map(|p| p.to_string_lossy().into_owned()));
+        anyhow::ensure!(
+            out.len() > before,
+            "{input}: directory holds no WARC, JSONL, HTML or text file"
+        );
+    }
+    Ok(out)
+}
+
+fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // file_type does not follow links: a link to a directory is not walked
+        // (no cycles), a link to a file is read like a file.
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if !name.starts_with('.') {
+                walk_dir(&entry.path(), out)?;
+            }
+        } else if walked_name(&name) && entry.path().is_file() {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
 /// Recognises WARC (`WARC/`), JSONL (`{`) or HTML (anything else), looking
 /// through gzip.
 pub fn sniff(r: &mut impl BufRead) -> io::Result<Format> {
