@@ -281,6 +281,25 @@ fn delta_equals_full_and_publishing_needs_the_token() {
     let v2 = build(&s, "b", &s.pages_b);
     let body = std::fs::read(&v1).unwrap();
 
+    // An unauthenticated upload is refused as soon as its headers are in: the
+    // hub does not wait for (or buffer) a body it will not take. Here 1 GB is
+    // announced and 1 KB sent: the answer comes without the rest.
+    {
+        use std::io::{Read, Write};
+        let mut c = std::net::TcpStream::connect(&hub.addr).unwrap();
+        c.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        write!(
+            c,
+            "POST /v1/sets/wiki HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\n"
+        )
+        .unwrap();
+        c.write_all(&[b'x'; 1024]).unwrap();
+        let mut answer = [0u8; 12];
+        c.read_exact(&mut answer)
+            .expect("answered before the body was sent");
+        assert_eq!(&answer, b"HTTP/1.1 401");
+    }
     // Publishing without or with a wrong token is refused, and nothing is stored.
     assert_eq!(http(&hub.addr, "POST", "/v1/sets/wiki", &[], &body).0, 401);
     let wrong = [("Authorization", "Bearer not-the-token")];

@@ -19,7 +19,7 @@
 pub mod store;
 
 use crate::labels::file::SetFile;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -53,6 +53,8 @@ struct Hub {
     published: watch::Sender<u64>,
     /// One publish at a time: versions are assigned in order.
     publishing: tokio::sync::Mutex<()>,
+    /// Largest upload read, and only after the publish token was checked.
+    max_upload_bytes: usize,
 }
 
 type Shared = Arc<Hub>;
@@ -72,6 +74,7 @@ pub async fn serve(
         read_token: config.read_token,
         published: watch::channel(0).0,
         publishing: tokio::sync::Mutex::new(()),
+        max_upload_bytes: config.max_upload_bytes,
     });
     let app = router(hub).layer(DefaultBodyLimit::max(config.max_upload_bytes));
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -266,14 +269,24 @@ async fn publish(
     State(hub): State<Shared>,
     Path(name): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Answer<(StatusCode, Json<SetInfo>)> {
+    // The token is checked before a byte of the body is read: an
+    // unauthenticated client must not make the hub buffer its upload.
     if !token_matches(bearer(&headers), &hub.publish_token) {
         return Err(Failure(
             StatusCode::UNAUTHORIZED,
             "publishing needs the publish bearer token".into(),
         ));
     }
+    let body = axum::body::to_bytes(body, hub.max_upload_bytes)
+        .await
+        .map_err(|e| {
+            Failure(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("upload: {e} (limit {} bytes)", hub.max_upload_bytes),
+            )
+        })?;
     if !valid_name(&name) {
         return Err(Failure(
             StatusCode::BAD_REQUEST,
