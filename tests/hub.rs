@@ -436,3 +436,56 @@ fn agents_refuse_a_wrong_key_and_a_tampering_hub() {
     assert!(!out.status.success());
     assert!(stderr.contains("signature does not verify"), "{stderr}");
 }
+
+/// Clients that never finish their request headers are disconnected after the
+/// header timeout (10 s) instead of holding a socket each for ever; the hub
+/// goes on serving everyone else meanwhile.
+#[test]
+fn slow_clients_are_cut_off_and_others_are_served() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (key, _) = common::keygen(dir.path());
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t0ken\n").unwrap();
+    let hub = start_hub(dir.path(), &key, &token);
+    let started = std::time::Instant::now();
+    let mut slow: Vec<std::net::TcpStream> = (0..300)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&hub.addr).unwrap();
+            c.write_all(b"GET /v1/sets HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
+            c
+        })
+        .collect();
+    // Served while the slow ones wait.
+    assert_eq!(http(&hub.addr, "GET", "/healthz", &[], b"").0, 200);
+    for c in &mut slow {
+        c.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut buf = [0u8; 256];
+        // The server closes the connection (perhaps after a 408): EOF or a reset, not our timeout.
+        loop {
+            match c.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => continue,
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        || e.kind() == std::io::ErrorKind::TimedOut =>
+                {
+                    panic!(
+                        "a client without complete headers was still connected after {:?}",
+                        started.elapsed()
+                    )
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    let waited = started.elapsed();
+    assert!(
+        waited >= std::time::Duration::from_secs(9),
+        "cut off too early: {waited:?}"
+    );
+    assert!(waited < std::time::Duration::from_secs(25), "{waited:?}");
+    assert_eq!(http(&hub.addr, "GET", "/healthz", &[], b"").0, 200);
+}

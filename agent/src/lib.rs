@@ -24,6 +24,7 @@ pub mod crawllog;
 pub mod daemon;
 pub mod decode;
 pub mod extract;
+pub mod http;
 pub mod hub;
 pub mod labels;
 pub mod language;

@@ -28,7 +28,6 @@ use crate::sinks::spool::Spool;
 use crate::verdict::Verdict;
 use config::{AgentSettings, SinkConfig, SourceConfig};
 use metrics::{Metrics, ReasonLabel, SinkLabel, VerdictLabel};
-use std::future::IntoFuture;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -318,13 +317,9 @@ pub async fn run(
     tracing::info!(%addr, workers, "agent listening");
     bound(addr);
     let mut http_stop = stop_rx.clone();
-    let server = tokio::spawn(
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = http_stop.wait_for(|s| *s).await;
-            })
-            .into_future(),
-    );
+    let server = tokio::spawn(crate::http::serve(listener, app, async move {
+        let _ = http_stop.wait_for(|s| *s).await;
+    }));
     shutdown.await;
     let _ = stop_tx.send(true);
     // Sources stop taking pages and finish those in flight; so do HTTP requests.

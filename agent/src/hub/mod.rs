@@ -83,9 +83,7 @@ pub async fn serve(
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "hub listening");
     bound(addr);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    crate::http::serve(listener, app, shutdown).await?;
     Ok(())
 }
 

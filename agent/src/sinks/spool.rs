@@ -3,10 +3,15 @@
 //! pages rather than dropping anything.
 //!
 //! One append-only file of JSON lines and a small file with the committed
-//! read offset. Appends and offset commits are flushed before they count,
-//! so a crash replays at most the entries in flight (at-least-once; the
-//! broker's de-duplication by message id removes the repeats). When the
-//! reader has caught up, both files are truncated.
+//! read offset. An append reaches the disk (`fsync`) before it counts — the
+//! page behind it is acknowledged only then — so a crash or power loss loses
+//! no spooled verdict. The offset file is replaced by rename, never written
+//! in place, so a crash leaves the old offset or the new one, never a torn
+//! number that would point into the middle of a line; it is not fsync'd
+//! (an older offset only replays entries again: at-least-once, and the
+//! broker's de-duplication by message id removes the repeats). A line cut
+//! short by a crash mid-append is cut off at start-up. When the reader has
+//! caught up, both files are truncated.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
@@ -48,7 +53,7 @@ impl Spool {
             .append(true)
             .open(&data)
             .map_err(|e| anyhow::anyhow!("spool {}: {e}", data.display()))?;
-        let len = file.metadata()?.len();
+        let len = complete_lines(&file, &data)?;
         let offset = std::fs::read_to_string(&offset_path)
             .ok()
             .and_then(|s| s.trim().parse::<u64>().ok())
@@ -79,7 +84,8 @@ impl Spool {
         buf.extend_from_slice(line);
         buf.push(b'\n');
         st.file.write_all(&buf)?;
-        st.file.flush()?;
+        // `File::flush` is a no-op: only fsync puts the entry on the disk.
+        st.file.sync_data()?;
         st.len += size;
         st.entries += 1;
         Ok(())
@@ -113,7 +119,9 @@ impl Spool {
             st.offset = 0;
             st.entries = 0;
         }
-        std::fs::write(&self.offset_path, st.offset.to_string())?;
+        let tmp = self.offset_path.with_extension("offset.tmp");
+        std::fs::write(&tmp, st.offset.to_string())?;
+        std::fs::rename(&tmp, &self.offset_path)?;
         Ok(())
     }
 
@@ -131,6 +139,37 @@ impl Spool {
         let st = self.state.lock().expect("spool lock");
         st.len - st.offset + size > self.max_bytes
     }
+}
+
+/// The length of the spool up to its last complete line: a line cut short by
+/// a crash mid-append is truncated away (it was never acknowledged).
+fn complete_lines(file: &File, path: &Path) -> anyhow::Result<u64> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(0);
+    }
+    let mut f = File::open(path)?;
+    // Walk back from the end to the last newline, a block at a time.
+    let mut end = len;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start))?;
+        std::io::Read::read_exact(&mut f, &mut block[..n])?;
+        if let Some(i) = block[..n].iter().rposition(|&b| b == b'\n') {
+            let complete = start + i as u64 + 1;
+            if complete < len {
+                tracing::warn!(spool = %path.display(), cut = len - complete, "spool: a line cut short by a crash is dropped");
+                file.set_len(complete)?;
+            }
+            return Ok(complete);
+        }
+        end = start;
+    }
+    tracing::warn!(spool = %path.display(), cut = len, "spool: a line cut short by a crash is dropped");
+    file.set_len(0)?;
+    Ok(0)
 }
 
 fn count_lines(path: &Path, from: u64) -> anyhow::Result<u64> {
@@ -269,5 +308,29 @@ mod tests {
                 .len(),
             0
         );
+    }
+
+    #[test]
+    fn a_line_cut_short_by_a_crash_is_dropped_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Spool::open(dir.path(), "k", 1 << 20).unwrap();
+        s.push(b"whole").unwrap();
+        drop(s);
+        // A crash mid-append leaves part of a line behind.
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join("k.spool"))
+            .unwrap();
+        f.write_all(b"{\"half\":").unwrap();
+        drop(f);
+        let s = Spool::open(dir.path(), "k", 1 << 20).unwrap();
+        assert_eq!(s.depth(), 1);
+        s.push(b"next").unwrap();
+        let (first, n) = s.peek().unwrap().unwrap();
+        assert_eq!(first, b"whole");
+        s.commit(n).unwrap();
+        assert_eq!(s.peek().unwrap().unwrap().0, b"next");
+        // A torn offset file cannot happen (rename), and no temporary is left.
+        assert!(!dir.path().join("k.offset.tmp").exists());
     }
 }
