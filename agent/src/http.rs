@@ -9,8 +9,8 @@
 //! finish, idle connections close).
 
 use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
@@ -30,9 +30,8 @@ pub async fn serve(
     app: Router,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
-    let mut builder = Builder::new(TokioExecutor::new());
+    let mut builder = http1::Builder::new();
     builder
-        .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT);
     let graceful = GracefulShutdown::new();
@@ -50,10 +49,7 @@ pub async fn serve(
                     }
                 };
                 let service = TowerToHyperService::new(app.clone());
-                let conn = builder
-                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                    .into_owned();
-                let conn = graceful.watch(conn);
+                let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
                 tokio::spawn(async move {
                     // A client that goes away or times out is not an error of ours.
                     let _ = conn.await;

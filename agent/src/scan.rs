@@ -3,6 +3,7 @@
 //! leave in input order (a small reorder buffer, bounded by the channels),
 //! so a scan's output is deterministic whatever the thread count.
 
+use crate::labels::LabeledSets;
 use crate::page::Input;
 use crate::pipeline::Pipeline;
 use crate::sinks::Sink;
@@ -28,7 +29,10 @@ pub fn run(
 ) -> anyhow::Result<Summary> {
     let workers = workers.max(1);
     let started = Instant::now();
-    let (page_tx, page_rx) = bounded::<(u64, Input)>(workers * 8);
+    // Each page travels with the labeled-set snapshot taken when it was handed
+    // out, in input order (see `Pipeline::process_input_with`).
+    let (page_tx, page_rx) = bounded::<(u64, Input, Arc<LabeledSets>)>(workers * 8);
+    let labels = pipeline.labels().clone();
     let (verdict_tx, verdict_rx) = bounded::<(u64, Verdict)>(workers * 8);
 
     let reader = std::thread::Builder::new()
@@ -40,7 +44,7 @@ pub fn run(
                 let name = source.name();
                 let mut emit = |input: Input| {
                     page_tx
-                        .send((seq, input))
+                        .send((seq, input, labels.load_full()))
                         .map_err(|_| anyhow::anyhow!("pipeline stopped"))?;
                     seq += 1;
                     Ok(())
@@ -65,8 +69,9 @@ pub fn run(
             std::thread::Builder::new()
                 .name(format!("worker-{i}"))
                 .spawn(move || {
-                    for (seq, input) in rx {
-                        if tx.send((seq, pipeline.process_input(&input))).is_err() {
+                    for (seq, input, labels) in rx {
+                        let verdict = pipeline.process_input_with(&input, &labels);
+                        if tx.send((seq, verdict)).is_err() {
                             break;
                         }
                     }

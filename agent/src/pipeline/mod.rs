@@ -105,14 +105,28 @@ impl Pipeline {
 
     /// Judges one input: a page, or a broken record (which becomes an `error` verdict).
     pub fn process_input(&self, input: &Input) -> Verdict {
+        self.process_input_with(input, &self.labels.load())
+    }
+
+    /// `process_input` against a snapshot of the labeled sets the caller took.
+    /// A scan takes it when it hands the page out, in input order, so verdicts
+    /// written in input order never go back to an older version however the
+    /// workers are scheduled.
+    pub fn process_input_with(&self, input: &Input, labels: &LabeledSets) -> Verdict {
         match input {
-            Input::Page(page) => self.process(page),
-            Input::Broken(broken) => self.broken(broken),
+            Input::Page(page) => self.process_with(page, labels),
+            Input::Broken(broken) => self.broken(broken, labels),
         }
     }
 
     /// Judges one page. Never panics: an internal failure becomes an `error` verdict.
     pub fn process(&self, page: &Page) -> Verdict {
+        // One snapshot for the whole page: a swap mid-page cannot mix versions.
+        self.process_with(page, &self.labels.load())
+    }
+
+    /// `process` against a snapshot of the labeled sets.
+    pub fn process_with(&self, page: &Page, labels: &LabeledSets) -> Verdict {
         let started = Instant::now();
         let id = match page.origin.record_id() {
             Some(id) => id.to_string(),
@@ -123,15 +137,13 @@ impl Pipeline {
         v.status = page.status;
         v.fetched_at = page.fetched_at.as_ref().map(|s| s.to_string());
         v.bytes = page.body.len() as u64;
-        // One snapshot for the whole page: a swap mid-page cannot mix versions.
-        let labels = self.labels.load();
         v.labels_version = labels.version().map(str::to_string);
         if page.truncated {
             v.reasons.push(Reason::Truncated);
         }
         let judged = catch_unwind(AssertUnwindSafe(|| {
             let mut v = v.clone();
-            self.judge(page, &labels, &mut v);
+            self.judge(page, labels, &mut v);
             v
         }));
         let mut v = match judged {
@@ -153,7 +165,7 @@ impl Pipeline {
         v
     }
 
-    fn broken(&self, broken: &Broken) -> Verdict {
+    fn broken(&self, broken: &Broken, labels: &LabeledSets) -> Verdict {
         let url = broken.url.clone().unwrap_or_default();
         let id = match broken.origin.record_id() {
             Some(id) => id.to_string(),
@@ -161,7 +173,7 @@ impl Pipeline {
         };
         let mut v = Verdict::new(id, url, broken.origin.clone());
         v.site = broken.url.as_deref().and_then(site::registered_domain);
-        v.labels_version = self.labels.load().version().map(str::to_string);
+        v.labels_version = labels.version().map(str::to_string);
         v.fail(Reason::BrokenInput, broken.reason.clone());
         v
     }
