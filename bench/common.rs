@@ -49,3 +49,50 @@ pub fn load(p: &Path) -> Option<Vec<u8>> {
         Some(raw)
     }
 }
+
+/// How a copier changes a labeled page (seed 001 §5.3): `k` times, add an
+/// unrelated paragraph from `filler`, delete a paragraph, or change one word
+/// of a random paragraph. With `keep_substance`, deletions stop short of the
+/// last paragraph of 100+ characters (a copy that keeps nothing to match is
+/// not a copy any more); without it they may empty the page, as in the paper.
+pub fn mutate<S: AsRef<str>>(
+    paragraphs: &mut Vec<String>,
+    kind: &str,
+    k: usize,
+    filler: &[S],
+    keep_substance: bool,
+    rng: &mut Rng,
+) {
+    let p = paragraphs;
+    match kind {
+        "add" => {
+            for _ in 0..k {
+                let at = rng.below(p.len() + 1);
+                p.insert(at, filler[rng.below(filler.len())].as_ref().to_string());
+            }
+        }
+        "delete" => {
+            let substantive = |s: &String| s.chars().count() >= 100;
+            for _ in 0..k.min(p.len()) {
+                let at = rng.below(p.len());
+                if keep_substance
+                    && substantive(&p[at])
+                    && p.iter().filter(|s| substantive(s)).count() == 1
+                {
+                    continue;
+                }
+                p.remove(at);
+            }
+        }
+        "modify" => {
+            for _ in 0..k {
+                let at = rng.below(p.len());
+                let mut words: Vec<String> = p[at].split(' ').map(str::to_string).collect();
+                let w = rng.below(words.len());
+                words[w] = format!("zq{:x}", rng.next() % 0xfffff);
+                p[at] = words.join(" ");
+            }
+        }
+        other => panic!("unknown mutation {other}"),
+    }
+}

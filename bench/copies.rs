@@ -115,6 +115,8 @@ struct Chrome {
     footer: String,
 }
 
+/// A copy of `paragraphs` after `kind` at `multiple` × its paragraph count
+/// (at least one substantive paragraph kept).
 fn mutate(
     paragraphs: &[String],
     kind: &str,
@@ -124,35 +126,8 @@ fn mutate(
 ) -> Vec<String> {
     let mut p = paragraphs.to_vec();
     let k = (multiple * paragraphs.len() as f64).round() as usize;
-    match kind {
-        "add" => {
-            for _ in 0..k {
-                let at = rng.below(p.len() + 1);
-                p.insert(at, filler[rng.below(filler.len())].clone());
-            }
-        }
-        "delete" => {
-            // The copy keeps at least one paragraph of substance (a chunk long
-            // enough to be matched): a page cut to its byline copies nothing.
-            let substantive = |s: &String| s.chars().count() >= 100;
-            for _ in 0..k.min(p.len().saturating_sub(1)) {
-                let at = rng.below(p.len());
-                if substantive(&p[at]) && p.iter().filter(|s| substantive(s)).count() == 1 {
-                    continue;
-                }
-                p.remove(at);
-            }
-        }
-        "modify" => {
-            for _ in 0..k {
-                let at = rng.below(p.len());
-                let mut words: Vec<String> = p[at].split(' ').map(str::to_string).collect();
-                let w = rng.below(words.len());
-                words[w] = format!("zq{:x}", rng.next() % 0xfffff);
-                p[at] = words.join(" ");
-            }
-        }
-        _ => {}
+    if kind != "exact" {
+        common::mutate(&mut p, kind, k, filler, true, rng);
     }
     p
 }

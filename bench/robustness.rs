@@ -2,8 +2,9 @@
 //! §5.3–5.4), on real pages.
 //!
 //! Real pages from a directory (WCXB dev by default) are extracted with the
-//! pipeline. The first SOURCE pages are the labeled source (their chunks
-//! are the labeled set). Copier sites republish the source pages after a
+//! pipeline. The first SOURCE pages are the labeled source (their chunks,
+//! whole contents, sampled shingles and SimHashes are the labeled set, as
+//! `labels build` makes it). Copier sites republish the source pages after a
 //! controlled mutation — chunks added (paragraphs of other real pages),
 //! deleted, or modified (one word changed, chunks picked with replacement) —
 //! in multiples of the mean chunks per page (cpp). Untouched real sites are
@@ -17,6 +18,7 @@
 mod common;
 
 use common::{load, walk, Rng};
+use crawlsieve::labels::simhash::SimhashIndex;
 use crawlsieve::labels::{compact::CompactSet, key, LabeledSet, LabeledSets, LabelsHandle};
 use crawlsieve::neighborhoods::Neighborhoods;
 use crawlsieve::{Kind, Page, Pipeline, Settings};
@@ -46,7 +48,7 @@ fn html(paragraphs: &[String]) -> String {
 struct Outcome {
     copier_pages: u32,
     copier_flagged: u32,
-    copier_contains: f64,
+    copier_badness: f64,
     /// Copier pages judged for copying (not dropped by a filter, e.g. too short after deletions).
     copier_judged: u32,
     copier_hoods: u32,
@@ -102,12 +104,16 @@ fn main() -> anyhow::Result<()> {
 
     // The labeled set: the source pages' chunks and whole contents.
     let mut keys = Vec::new();
+    let mut simhashes = Vec::new();
     let mut cpp = 0.0;
     for d in source {
         let m = base.matchable_text(&d.join("\n\n"));
         cpp += m.chunks.len() as f64;
         keys.extend(m.chunks.iter().map(key));
         keys.extend(m.whole.iter().map(key));
+        // What `labels build` puts in a set: sampled shingles and the page's SimHash too.
+        keys.extend_from_slice(&m.shingles);
+        simhashes.extend(m.simhash);
     }
     cpp /= source.len() as f64;
     keys.sort_unstable();
@@ -117,7 +123,7 @@ fn main() -> anyhow::Result<()> {
         version: "source@1".into(),
         number: 1,
         set: CompactSet::from_sorted(keys.iter().copied())?,
-        simhashes: Default::default(),
+        simhashes: SimhashIndex::new(&simhashes),
     };
     let sets = LabeledSets::empty()
         .with_set(Arc::new(set))
@@ -142,14 +148,14 @@ fn main() -> anyhow::Result<()> {
     let mut false_pages = (0u32, 0u32);
     let mut false_hoods = (0u32, 0u32);
     for kind in ["add", "delete", "modify"] {
-        println!("\n{kind}: chunks changed per page (× cpp) → copier pages flagged, their mean contains, copier neighborhoods flagged; untouched pages / neighborhoods flagged");
+        println!("\n{kind}: chunks changed per page (× cpp) → copier pages flagged (any copy rule), their mean badness (1 for a flagged page, else its containment), copier neighborhoods flagged; untouched pages / neighborhoods flagged");
         println!(
             "{:>6} {:>7} {:>8} {:>14} {:>10} {:>16} {:>12} {:>12}",
             "× cpp",
             "chunks",
             "judged",
             "pages flagged",
-            "contains",
+            "badness",
             "hoods flagged",
             "false pages",
             "false hoods"
@@ -165,7 +171,7 @@ fn main() -> anyhow::Result<()> {
                 let o = one_run(&pipeline, source, untouched, &filler, kind, k, &mut rng);
                 total.copier_pages += o.copier_pages;
                 total.copier_flagged += o.copier_flagged;
-                total.copier_contains += o.copier_contains;
+                total.copier_badness += o.copier_badness;
                 total.copier_judged += o.copier_judged;
                 total.copier_hoods += o.copier_hoods;
                 total.copier_hoods_bad += o.copier_hoods_bad;
@@ -176,11 +182,11 @@ fn main() -> anyhow::Result<()> {
             }
             let pf = total.copier_flagged as f64 / total.copier_pages.max(1) as f64;
             let hf = total.copier_hoods_bad as f64 / total.copier_hoods.max(1) as f64;
-            let mean_contains = total.copier_contains / total.copier_pages.max(1) as f64;
+            let mean_badness = total.copier_badness / total.copier_pages.max(1) as f64;
             if pf >= 0.5 {
                 page_tol = Some(m);
             }
-            if mean_contains >= PAPER_PAGE_THRESHOLD {
+            if mean_badness >= PAPER_PAGE_THRESHOLD {
                 paper_tol = Some(m);
             }
             if hf >= 0.5 {
@@ -191,7 +197,7 @@ fn main() -> anyhow::Result<()> {
             false_hoods.0 += total.untouched_hoods_bad;
             false_hoods.1 += total.untouched_hoods;
             println!(
-                "{m:>6.1} {k:>7} {:>7.0}% {:>13.0}% {mean_contains:>10.3} {:>15.0}% {:>12} {:>12}",
+                "{m:>6.1} {k:>7} {:>7.0}% {:>13.0}% {mean_badness:>10.3} {:>15.0}% {:>12} {:>12}",
                 total.copier_judged as f64 * 100.0 / total.copier_pages.max(1) as f64,
                 pf * 100.0,
                 hf * 100.0,
@@ -201,7 +207,7 @@ fn main() -> anyhow::Result<()> {
         }
         let show = |t: Option<f64>| t.map_or("< 0.5".to_string(), |m| format!("{m:.1}"));
         println!(
-            "{kind}: detected up to {} × cpp for pages (≥ 50 % flagged at contains ≥ 0.5), {} × cpp by the paper's criterion (mean contains ≥ {PAPER_PAGE_THRESHOLD}), {} × cpp for neighborhoods (≥ 50 % flagged) (largest tested: {:.1})",
+            "{kind}: detected up to {} × cpp for pages (≥ 50 % flagged), {} × cpp by the paper's criterion (mean badness ≥ {PAPER_PAGE_THRESHOLD}), {} × cpp for neighborhoods (≥ 50 % flagged) (largest tested: {:.1})",
             show(page_tol),
             show(paper_tol),
             show(hood_tol),
@@ -238,30 +244,7 @@ fn one_run(
     for site in 0..COPIER_SITES {
         for p in 0..PAGES_PER_SITE {
             let mut paras = source[rng.below(source.len())].clone();
-            match kind {
-                "add" => {
-                    for _ in 0..k {
-                        let at = rng.below(paras.len() + 1);
-                        paras.insert(at, filler[rng.below(filler.len())].clone());
-                    }
-                }
-                "delete" => {
-                    for _ in 0..k.min(paras.len()) {
-                        let at = rng.below(paras.len());
-                        paras.remove(at);
-                    }
-                }
-                _ => {
-                    for _ in 0..k {
-                        let at = rng.below(paras.len());
-                        let mut words: Vec<String> =
-                            paras[at].split(' ').map(str::to_string).collect();
-                        let w = rng.below(words.len());
-                        words[w] = format!("x{:x}", rng.next() % 0xffff);
-                        paras[at] = words.join(" ");
-                    }
-                }
-            }
+            common::mutate(&mut paras, kind, k, filler, false, rng);
             pages.push((
                 format!("http://copier{site}.example/wiki/{p}.html"),
                 html(&paras),
@@ -287,7 +270,7 @@ fn one_run(
         if *copier {
             o.copier_pages += 1;
             o.copier_flagged += flagged as u32;
-            o.copier_contains += Neighborhoods::contribution(&v).unwrap_or(0.0);
+            o.copier_badness += Neighborhoods::contribution(&v).unwrap_or(0.0);
             o.copier_judged += Neighborhoods::contribution(&v).is_some() as u32;
         } else {
             o.untouched_pages += 1;

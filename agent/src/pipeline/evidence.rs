@@ -44,27 +44,28 @@ pub struct Evidence {
 /// Looks a page's chunks, whole content and shingles up, in one batch (the
 /// memory reads overlap), and its SimHash in the banded tables.
 pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32) -> Evidence {
-    let mut e = Evidence::default();
-    let mut keys = Vec::with_capacity(chunks.chunks.len() + 1 + chunks.shingles.len());
-    let mut chars = Vec::with_capacity(chunks.chunks.len());
+    let mut e = Evidence {
+        shingles: chunks.shingles.len() as u32,
+        ..Default::default()
+    };
+    let eligible = |c: &&chunks::Chunk| !c.stop && c.chars >= min_chars;
     for chunk in &chunks.chunks {
         e.chunks += 1;
-        if chunk.stop {
-            e.stop_chunks += 1;
-        } else if chunk.chars < min_chars {
-            e.short_chunks += 1;
-        } else {
-            keys.push(key(&chunk.hash));
-            chars.push(chunk.chars);
-        }
+        e.stop_chunks += chunk.stop as u32;
+        e.short_chunks += (!chunk.stop && chunk.chars < min_chars) as u32;
     }
-    e.eligible = keys.len() as u32;
-    keys.push(key(&chunks.whole));
-    keys.extend_from_slice(&chunks.shingles);
-    e.shingles = chunks.shingles.len() as u32;
+    e.eligible = e.chunks - e.stop_chunks - e.short_chunks;
     if sets.sets().is_empty() {
         return e;
     }
+    let mut keys = Vec::with_capacity(e.eligible as usize + 1 + chunks.shingles.len());
+    let mut chars = Vec::with_capacity(e.eligible as usize);
+    for chunk in chunks.chunks.iter().filter(eligible) {
+        keys.push(key(&chunk.hash));
+        chars.push(chunk.chars);
+    }
+    keys.push(key(&chunks.whole));
+    keys.extend_from_slice(&chunks.shingles);
     let mut masks = Vec::new();
     sets.lookup_many(&keys, &mut masks);
     let (chunk_masks, rest) = masks.split_at(e.eligible as usize);

@@ -327,7 +327,9 @@ impl Pipeline {
         analysis: &Analysis,
         v: &mut Verdict,
     ) {
-        if content.words == 0 {
+        // A dropped page is chunked only to be matched: with no labeled set
+        // there is nothing to find, and junk pages should stay cheap.
+        if content.words == 0 || (v.verdict == Kind::Drop && labels.sets().is_empty()) {
             return;
         }
         let chunks = chunks::chunk(content.paragraphs(analysis), |h| self.stop.contains(h));
