@@ -33,9 +33,10 @@ def load(data):
         docs.append((url, path, item["with"], item["without"]))
     return docs
 
-def ours(binary, files):
+def ours(binary, files, scorer="learned"):
     t = time.perf_counter()
-    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True)
+    env = dict(os.environ, CRAWLSIEVE_EXTRACT__SCORER=scorer)
+    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True, env=env)
     secs = time.perf_counter() - t
     return {o["path"]: o["content"] for o in map(json.loads, out.stdout.decode().splitlines())}, secs
 
@@ -83,7 +84,9 @@ def main():
     docs = load(a.data)
     files = sorted({p for _, p, _, _ in docs if p})
     missing = sum(1 for _, p, _, _ in docs if not p)
-    systems = [("crawlsieve", *ours(a.binary, files))]
+    # extract.scorer: "plateau" is the default, "learned" the opt-in model.
+    systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
+               ("cs-learned", *ours(a.binary, files, "learned"))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):
             systems.append((name, *peer(name, files)))

@@ -29,9 +29,10 @@ def prf(pred, ref):
     F = 0.0 if P + R == 0 else 2 * P * R / (P + R)
     return P, R, F
 
-def ours(binary, files):
+def ours(binary, files, scorer="learned"):
     t = time.perf_counter()
-    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True, check=False)
+    env = dict(os.environ, CRAWLSIEVE_EXTRACT__SCORER=scorer)
+    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True, check=False, env=env)
     secs = time.perf_counter() - t
     res = {}
     for line in out.stdout.decode().splitlines():
@@ -61,6 +62,27 @@ print(json.dumps({"secs": time.perf_counter() - t, "res": res}))
     o = json.loads(out.stdout)
     return o["res"], o["secs"]
 
+def reason(pred, p, r):
+    """Why a page scored low: the four failure kinds of the extraction issue."""
+    if not (pred or "").strip():
+        return "nothing found"
+    if p >= 0.5 and r < 0.5:
+        return "content cut"
+    if r >= 0.5 and p < 0.5:
+        return "boilerplate kept"
+    if p < 0.5 and r < 0.5:
+        return "wrong block"
+    return "partly cut" if r < p else "partly boilerplate"
+
+def worst_per_type(scores, res, types, n):
+    lines = []
+    for t in types:
+        mine = sorted((s for s in scores if s[1] == t), key=lambda s: s[0][2])[:n]
+        items = [f"{os.path.basename(path)[:4]} {p:.2f}/{r:.2f}/{f:.2f} {reason(res.get(path, ''), p, r)}"
+                 for (p, r, f), _, path in mine]
+        lines.append(f"  {t}: " + "; ".join(items))
+    return lines
+
 def main():
     ap = argparse.ArgumentParser()
     here = os.path.dirname(os.path.abspath(__file__))
@@ -78,11 +100,14 @@ def main():
         pages.append((os.path.join(a.data, "dev", "html", fid + ".html.gz"), g["ground_truth"].get("main_content", ""),
                       g["_internal"]["page_type"]["primary"]))
     files = [p for p, _, _ in pages]
-    systems = [("crawlsieve", *ours(a.binary, files))]
+    # extract.scorer: "plateau" is the default, "learned" the opt-in model.
+    systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
+               ("cs-learned", *ours(a.binary, files, "learned"))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):
             systems.append((name, *peer(name, files)))
     types = sorted({t for _, _, t in pages})
+    worst = []
     print(f"WCXB dev, {len(pages)} pages; mean per-page P / R / F1 (published dev F1: rs-trafilatura .859, trafilatura .791, jusText .707, Readability .675)")
     header = f"{'system':<12} {'pages/s':>8} {'P':>6} {'R':>6} {'F1':>6}  " + "  ".join(f"{t[:10]:>10}" for t in types)
     print(header)
@@ -92,11 +117,14 @@ def main():
         P = mean([s[0][0] for s in scores]); R = mean([s[0][1] for s in scores]); F = mean([s[0][2] for s in scores])
         per_type = "  ".join(f"{mean([s[0][2] for s in scores if s[1] == t]):>10.3f}" for t in types)
         print(f"{name:<12} {len(pages)/secs:>8.0f} {P:>6.3f} {R:>6.3f} {F:>6.3f}  {per_type}")
-        if a.dump and name == "crawlsieve":
+        if a.dump and name == "cs-plateau":
             json.dump({os.path.basename(path): f for (_, _, f), _, path in scores}, open(a.dump, "w"))
-        if a.worst and name == "crawlsieve":
-            for (p, r, f), t, path in sorted(scores, key=lambda s: s[0][2])[:a.worst]:
-                print(f"   worst: {os.path.basename(path)} {t} P={p:.2f} R={r:.2f} F1={f:.2f}")
+        if a.worst and name.startswith("cs-"):
+            worst.append(f" {name}:")
+            worst.extend(worst_per_type(scores, res, types, a.worst))
+    if worst:
+        print("\nworst pages per type: id, P / R / F1, reason")
+        print("\n".join(worst))
     print("page types: " + ", ".join(f"{t} ({sum(1 for _,_,x in pages if x == t)})" for t in types))
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ pub struct Settings {
     #[serde(default)]
     pub rules_dir: Option<PathBuf>,
     pub input: InputSettings,
+    pub extract: ExtractSettings,
     pub filters: FilterSettings,
     pub language: LanguageSettings,
     pub chunks: ChunkSettings,
@@ -48,6 +49,22 @@ pub struct Settings {
 pub struct InputSettings {
     pub max_page_bytes: usize,
     pub html_content_types: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractSettings {
+    pub scorer: ScorerKind,
+}
+
+/// How the main content is chosen (see `extract`).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ScorerKind {
+    /// The learned block scorer of `extractor.json`.
+    Learned,
+    /// The weighted tag plateau alone (no model).
+    Plateau,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -375,6 +392,30 @@ impl Settings {
             )?;
         }
         Ok(())
+    }
+
+    /// The content scorer: the model of `rules_dir/extractor.json` (else the
+    /// shipped one) or the plain plateau, as `extract.scorer` says.
+    pub fn scorer(&self) -> anyhow::Result<crate::extract::Scorer> {
+        use crate::extract::{model::Model, Scorer};
+        if self.extract.scorer == ScorerKind::Plateau {
+            return Ok(Scorer::Plateau);
+        }
+        let (text, origin) = match self.rules_dir.as_ref().map(|d| {
+            (
+                read_optional(&d.join("extractor.json")),
+                d.join("extractor.json"),
+            )
+        }) {
+            Some((Ok(Some(text)), path)) => (text, path.display().to_string()),
+            Some((Err(e), _)) => return Err(e),
+            _ => (
+                crate::extract::model::SHIPPED.to_string(),
+                "the shipped rules/extractor.json".to_string(),
+            ),
+        };
+        let model = Model::parse(&text).with_context(|| origin.clone())?;
+        Ok(Scorer::Learned(Box::new(model)))
     }
 
     /// The stop-chunk list: `rules_dir/stopchunks.txt`, else the shipped one.

@@ -24,7 +24,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use tags::TagKind;
 pub use text::{
-    Block, Segment, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_UI,
+    Block, Segment, IN_BOILER, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FIGURE, IN_FORM, IN_GOOD,
+    IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
 };
 
 /// The result of the one HTML pass over a page.
@@ -166,7 +167,8 @@ impl State {
         }
         if self.pending.is_empty() && !chunk.contains('&') {
             let flags = self.flags();
-            self.builder.push_text(chunk, flags);
+            self.builder
+                .push_text(chunk, flags, self.stack.len() as u32);
             return;
         }
         self.pending.push_str(chunk);
@@ -174,7 +176,8 @@ impl State {
             let pending = std::mem::take(&mut self.pending);
             let decoded = html_escape::decode_html_entities(&pending);
             let flags = self.flags();
-            self.builder.push_text(&decoded, flags);
+            self.builder
+                .push_text(&decoded, flags, self.stack.len() as u32);
             self.pending = pending;
             self.pending.clear();
         }
@@ -213,6 +216,14 @@ impl Attrs {
         }
         a
     }
+}
+
+/// React's streaming server rendering sends each finished Suspense boundary
+/// as `<div hidden id="S:n">` and a script that moves it into place: hidden
+/// in the HTML, the page's text in the browser.
+fn streamed_boundary(id: Option<&str>) -> bool {
+    id.and_then(|id| id.strip_prefix("S:"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// `<noscript>` HTML shorter than this is never a page's text (tracking pixels, notices).
@@ -261,7 +272,7 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                 );
                 let hidden = kind == TagKind::Invisible
                     || hints.invisible
-                    || attrs.hidden
+                    || (attrs.hidden && !streamed_boundary(attrs.id.as_deref()))
                     || (attrs.aria_hidden && name != "a");
                 let level = tags::heading_level(&name);
                 let mut flags = 0;
@@ -290,6 +301,7 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                 ) {
                     flags |= text::IN_ITEM;
                 }
+                flags |= tags::context_flag(&name);
                 st.serial += 1;
                 let serial = st.serial;
                 st.push(
@@ -469,6 +481,16 @@ mod tests {
         assert_eq!(inside, vec!["body text"]);
         let a = analyse("<div>nav</div>", Some(&sel)).unwrap();
         assert_eq!(a.content_tag, Some(false));
+    }
+
+    #[test]
+    fn react_streamed_boundaries_are_visible() {
+        let a = analyse(
+            r#"<body><div hidden id="S:0"><p>streamed text</p></div><div hidden id="x"><p>hidden text</p></div><div hidden id="S:">x</div></body>"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(paras(&a), vec!["streamed text"]);
     }
 
     #[test]

@@ -46,6 +46,22 @@ pub fn is_ui(name: &str) -> bool {
     )
 }
 
+/// The `IN_*` context flag an element gives the text inside it (0 for most).
+pub fn context_flag(name: &str) -> u16 {
+    use super::text::*;
+    match name {
+        "p" => IN_P,
+        "pre" | "code" | "kbd" | "samp" => IN_CODE,
+        "td" | "th" => IN_CELL,
+        "blockquote" | "q" => IN_QUOTE,
+        "form" | "label" | "fieldset" => IN_FORM,
+        "figure" | "figcaption" => IN_FIGURE,
+        "time" | "address" => IN_META,
+        "strong" | "b" | "em" | "i" => IN_EMPH,
+        _ => 0,
+    }
+}
+
 /// Heading level 1..=6, or 0.
 pub fn heading_level(name: &str) -> u8 {
     match name {

@@ -25,6 +25,22 @@ pub const IN_HEADING: u16 = 32;
 pub const IN_H1: u16 = 64;
 /// Segment flag: inside a list item or a table cell.
 pub const IN_ITEM: u16 = 128;
+/// Segment flag: inside a `<p>`.
+pub const IN_P: u16 = 256;
+/// Segment flag: preformatted or code (`pre`, `code`, `kbd`, `samp`).
+pub const IN_CODE: u16 = 512;
+/// Segment flag: inside a table cell (`td`, `th`).
+pub const IN_CELL: u16 = 1024;
+/// Segment flag: inside a `blockquote` or `q`.
+pub const IN_QUOTE: u16 = 2048;
+/// Segment flag: inside a `form`, `label` or `fieldset` (not a control itself).
+pub const IN_FORM: u16 = 4096;
+/// Segment flag: inside a `figure` or `figcaption`.
+pub const IN_FIGURE: u16 = 8192;
+/// Segment flag: inside `time` or `address` (dates, bylines).
+pub const IN_META: u16 = 16384;
+/// Segment flag: inside emphasis (`strong`, `b`, `em`, `i`).
+pub const IN_EMPH: u16 = 32768;
 
 /// A run of text between two tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +65,8 @@ pub struct Segment {
 pub struct Block {
     pub start: u32,
     pub end: u32,
+    /// Open elements when its first text arrived: how deep in the page it sits.
+    pub depth: u32,
 }
 
 /// Builds the text and its tables; see the module documentation.
@@ -58,6 +76,8 @@ pub struct TextBuilder {
     pub(crate) segments: Vec<Segment>,
     pub(crate) blocks: Vec<Block>,
     block_start: usize,
+    /// Depth of the current paragraph (see `Block::depth`).
+    block_depth: u32,
     pending_space: bool,
     pending_tags: u32,
     pending_links: u32,
@@ -108,6 +128,7 @@ impl TextBuilder {
             self.blocks.push(Block {
                 start: self.block_start as u32,
                 end: self.text.len() as u32,
+                depth: self.block_depth,
             });
             self.text.push('\n');
             self.block_start = self.text.len();
@@ -116,8 +137,12 @@ impl TextBuilder {
         self.after_br = false;
     }
 
-    /// Appends visible text (entities already decoded).
-    pub fn push_text(&mut self, s: &str, flags: u16) {
+    /// Appends visible text (entities already decoded); `depth` is the
+    /// number of open elements around it.
+    pub fn push_text(&mut self, s: &str, flags: u16, depth: u32) {
+        if self.text.len() == self.block_start {
+            self.block_depth = depth;
+        }
         let bytes = s.as_bytes();
         let mut i = 0;
         let mut seg_start: Option<usize> = None;
@@ -205,11 +230,11 @@ mod tests {
     #[test]
     fn collapses_whitespace_and_counts_words_across_inline_tags() {
         let mut b = TextBuilder::default();
-        b.push_text("  red-", 0);
+        b.push_text("  red-", 0, 0);
         b.tag();
-        b.push_text("or", 0);
+        b.push_text("or", 0, 0);
         b.tag();
-        b.push_text("-blue   sky\n", 0);
+        b.push_text("-blue   sky\n", 0, 0);
         b.finish();
         assert_eq!(b.text, "red-or-blue sky");
         assert_eq!(b.words, 2);
@@ -220,16 +245,16 @@ mod tests {
     #[test]
     fn blocks_are_separated_and_double_br_breaks() {
         let mut b = TextBuilder::default();
-        b.push_text("one two", 0);
+        b.push_text("one two", 0, 0);
         b.block_break();
         b.block_break(); // empty block: nothing
-        b.push_text("three", 0);
+        b.push_text("three", 0, 0);
         b.br();
-        b.push_text("four", 0);
+        b.push_text("four", 0, 0);
         b.br();
-        b.push_text(" ", 0);
+        b.push_text(" ", 0, 0);
         b.br();
-        b.push_text("five", 0);
+        b.push_text("five", 0, 0);
         b.finish();
         assert_eq!(b.text, "one two\nthree four\nfive");
         assert_eq!(b.blocks.len(), 3);
@@ -240,7 +265,7 @@ mod tests {
     #[test]
     fn cjk_characters_are_words() {
         let mut b = TextBuilder::default();
-        b.push_text("中文网页 abc", 0);
+        b.push_text("中文网页 abc", 0, 0);
         b.finish();
         assert_eq!(b.words, 5);
     }

@@ -12,8 +12,15 @@ pub struct ExtractArgs {
     /// One JSON line per file: {"path": <as given>, "content": <paragraphs separated by \n>}.
     #[arg(long)]
     jsonl: bool,
+    /// One JSON line per file with every block's text and feature row (the
+    /// training data of `bench/train_extractor.py`).
+    #[arg(long, hide = true)]
+    block_features: bool,
+    /// Print the names of the feature row as a JSON list.
+    #[arg(long, hide = true)]
+    feature_names: bool,
     /// HTML files, plain or gzip.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "feature_names")]
     files: Vec<String>,
 }
 
@@ -26,12 +33,34 @@ struct Line<'a> {
 }
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
+    if args.feature_names {
+        println!(
+            "{}",
+            serde_json::to_string(&crawlsieve::extract::features::names())?
+        );
+        return Ok(0);
+    }
     let settings = args.config.load(&[])?;
     let max = settings.input.max_page_bytes;
     let pipeline = Pipeline::new(settings)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = 0;
+    if args.block_features {
+        for path in &args.files {
+            let rows = read_file(path, max)
+                .and_then(|body| pipeline.block_rows(&Page::new(format!("file://{path}"), body)));
+            let rows = rows.unwrap_or_else(|e| {
+                failed += 1;
+                eprintln!("crawlsieve: {path}: {e}");
+                Vec::new()
+            });
+            serde_json::to_writer(&mut out, &serde_json::json!({"path": path, "blocks": rows}))?;
+            writeln!(out)?;
+        }
+        out.flush()?;
+        return Ok(if failed > 0 { 1 } else { 0 });
+    }
     for path in &args.files {
         let result = read_file(path, max).and_then(|body| {
             let url = format!("file://{path}");

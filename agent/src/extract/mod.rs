@@ -17,9 +17,21 @@
 //!   text and form controls are left out, and so are short blocks made
 //!   mostly of link text (a "related posts" list inside an article).
 
+pub mod features;
+pub mod model;
 pub mod plateau;
 
 use crate::analyse::{Analysis, Segment, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK, IN_UI};
+use model::Model;
+
+/// How the content is chosen (`extract.scorer`).
+#[derive(Debug)]
+pub enum Scorer {
+    /// Blocks the learned model keeps.
+    Learned(Box<Model>),
+    /// The weighted plateau alone.
+    Plateau,
+}
 
 /// The page's main content: paragraphs as byte ranges into `Analysis::text`.
 #[derive(Debug, Default, Clone)]
@@ -93,24 +105,73 @@ impl Default for Weights {
 }
 
 /// The content of a page: with a content-tag rule that matched, the text
-/// inside the selected element(s); otherwise the weighted plateau.
-pub fn content(analysis: &Analysis) -> Content {
-    content_with(analysis, &Weights::default())
+/// inside the selected element(s); otherwise the blocks the learned scorer
+/// keeps, the weighted plateau's choice being one of what it sees.
+pub fn content(analysis: &Analysis, scorer: &Scorer) -> Content {
+    match scorer {
+        Scorer::Plateau => content_with(analysis, &Weights::default()),
+        Scorer::Learned(_) if analysis.content_tag == Some(true) => content_tag(analysis),
+        Scorer::Learned(model) => {
+            let chosen = plateau_choice(analysis, &Weights::default());
+            learned(analysis, &chosen, model)
+        }
+    }
 }
 
-/// `content` with explicit weights.
+/// The weighted plateau alone, with explicit weights (no learned scorer).
 pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
-    let segments = &analysis.segments;
     if analysis.content_tag == Some(true) {
-        let chosen: Vec<usize> = (0..segments.len())
-            .filter(|&i| segments[i].flags & IN_CONTENT != 0)
-            .collect();
-        return collect(analysis, &chosen);
+        return content_tag(analysis);
     }
+    collect(analysis, &plateau_choice(analysis, w))
+}
+
+fn content_tag(analysis: &Analysis) -> Content {
+    let segments = &analysis.segments;
+    let chosen: Vec<usize> = (0..segments.len())
+        .filter(|&i| segments[i].flags & IN_CONTENT != 0)
+        .collect();
+    collect(analysis, &chosen)
+}
+
+/// For each block, whether the weighted plateau chose any of its text.
+fn plateau_blocks(analysis: &Analysis, chosen: &[usize]) -> Vec<bool> {
+    let mut by_block = vec![false; analysis.blocks.len()];
+    for &i in chosen {
+        if let Some(b) = by_block.get_mut(analysis.segments[i].block as usize) {
+            *b = true;
+        }
+    }
+    by_block
+}
+
+/// The feature rows of a page's blocks (what `bench/train_extractor.py` learns from).
+pub fn block_rows(analysis: &Analysis) -> Vec<[f32; features::N]> {
+    let chosen = plateau_choice(analysis, &Weights::default());
+    features::rows(analysis, &plateau_blocks(analysis, &chosen))
+}
+
+/// The blocks the model calls content; form controls inside them are left out.
+fn learned(analysis: &Analysis, chosen: &[usize], model: &Model) -> Content {
+    let rows = features::rows(analysis, &plateau_blocks(analysis, chosen));
+    let keep = model.decide_all(&rows);
+    let segments = &analysis.segments;
+    let picked: Vec<usize> = (0..segments.len())
+        .filter(|&i| {
+            let s = &segments[i];
+            s.flags & IN_UI == 0 && keep.get(s.block as usize).copied().unwrap_or(false)
+        })
+        .collect();
+    collect(analysis, &picked)
+}
+
+/// The segments the weighted plateau chooses.
+fn plateau_choice(analysis: &Analysis, w: &Weights) -> Vec<usize> {
+    let segments = &analysis.segments;
     let score = |i: usize| segment_score(&segments[i], w);
     let cost = |i: usize| segments[i].tags_before as f32 * w.tag;
     let Some(best) = plateau::best_span(0, segments.len(), score, cost) else {
-        return Content::default();
+        return Vec::new();
     };
     let mut spans = vec![(best.0, best.1)];
     let threshold = (best.2 * w.keep_fraction).max(w.keep_min);
@@ -149,7 +210,7 @@ pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
         }
     }
     drop_link_blocks(segments, &mut chosen, w);
-    collect(analysis, &chosen)
+    chosen
 }
 
 fn segment_score(seg: &Segment, w: &Weights) -> f32 {
@@ -250,7 +311,10 @@ mod tests {
 
     fn text(html: &str) -> Vec<String> {
         let a = analyse(html, None).unwrap();
-        content(&a).paragraphs(&a).map(str::to_string).collect()
+        content_with(&a, &Weights::default())
+            .paragraphs(&a)
+            .map(str::to_string)
+            .collect()
     }
 
     const P1: &str = "The first paragraph of the article has a good number of words in it, and they run on for a while.";
@@ -267,7 +331,7 @@ mod tests {
           </body></html>"#
         );
         let a = analyse(&html, None).unwrap();
-        let c = content(&a);
+        let c = content_with(&a, &Weights::default());
         let paras: Vec<_> = c.paragraphs(&a).collect();
         assert_eq!(
             paras,
@@ -305,6 +369,44 @@ mod tests {
         let got = text(&html);
         assert_eq!(got.len(), 4, "{got:?}");
         assert!(got.iter().all(|p| !p.contains("Share")));
+    }
+
+    #[test]
+    fn the_learned_scorer_keeps_the_article_and_leaves_the_chrome() {
+        let para = |i: usize| {
+            format!(
+                "<p>Paragraph {i} of the report explains, in plain sentences, how the council \
+                 measured the river's level every morning, why the readings changed after the \
+                 storm, and what the engineers decided to do about the old stone bridge.</p>"
+            )
+        };
+        let menu: String = (0..15)
+            .map(|i| format!("<li><a href=/s{i}>Section {i}</a></li>"))
+            .collect();
+        let related: String = (0..8)
+            .map(|i| format!("<li><a href=/r{i}>Another story about topic {i}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><header><ul class=menu>{menu}</ul></header><main><article>\
+             <h1>The bridge report</h1>{}</article><aside><h3>Related</h3><ul>{related}</ul></aside>\
+             </main><footer><p>Copyright 2026 The Example Gazette. All rights reserved.</p>\
+             <a href=/privacy>Privacy</a> <a href=/terms>Terms</a></footer></body></html>",
+            (0..6).map(para).collect::<String>()
+        );
+        let a = analyse(&html, None).unwrap();
+        let mut settings = crate::settings::Settings::defaults();
+        settings.extract.scorer = crate::settings::ScorerKind::Learned;
+        let scorer = settings.scorer().unwrap();
+        let text = content(&a, &scorer).text(&a);
+        for i in 0..6 {
+            assert!(
+                text.contains(&format!("Paragraph {i} of the report")),
+                "{text}"
+            );
+        }
+        for chrome in ["Section 3", "Another story", "Copyright", "Privacy"] {
+            assert!(!text.contains(chrome), "{chrome} kept: {text}");
+        }
     }
 
     #[test]

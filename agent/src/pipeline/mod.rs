@@ -34,6 +34,7 @@ pub struct Pipeline {
     stop: StopChunks,
     rules: Vec<CompiledRule>,
     labels: LabelsHandle,
+    scorer: extract::Scorer,
 }
 
 /// What a labeled set built from a document holds.
@@ -86,6 +87,7 @@ impl Pipeline {
             });
         }
         Ok(Pipeline {
+            scorer: settings.scorer()?,
             settings,
             stop,
             rules,
@@ -191,16 +193,20 @@ impl Pipeline {
 
     /// The one HTML pass and the content choice, shared by `process` and `extract`.
     fn analyse(&self, page: &Page, v: Option<&mut Verdict>) -> Result<(Analysis, Content), String> {
+        let analysis = self.analysis(page, v)?;
+        let content = extract::content(&analysis, &self.scorer);
+        Ok((analysis, content))
+    }
+
+    /// The one HTML pass alone.
+    fn analysis(&self, page: &Page, v: Option<&mut Verdict>) -> Result<Analysis, String> {
         let decoded = decode(&page.body, page.content_type.as_deref());
         if let Some(v) = v {
             if decoded.had_errors {
                 v.reasons.push(Reason::DecodeErrors);
             }
         }
-        let analysis =
-            analyse::analyse(&decoded.text, self.rule_for(&page.url)).map_err(|e| e.to_string())?;
-        let content = extract::content(&analysis);
-        Ok((analysis, content))
+        analyse::analyse(&decoded.text, self.rule_for(&page.url)).map_err(|e| e.to_string())
     }
 
     /// Extraction only: no filters, no matching.
@@ -211,6 +217,19 @@ impl Pipeline {
             content: content.text(&analysis),
             words: content.words,
         })
+    }
+
+    /// Every block of a page with its feature row (`extract --block-features`,
+    /// what the learned scorer is trained on).
+    pub fn block_rows(&self, page: &Page) -> Result<Vec<(String, Vec<f32>)>, String> {
+        let analysis = self.analysis(page, None)?;
+        let rows = extract::block_rows(&analysis);
+        Ok(analysis
+            .blocks
+            .iter()
+            .zip(rows)
+            .map(|(b, r)| (analysis.slice(b.start, b.end).to_string(), r.to_vec()))
+            .collect())
     }
 
     /// The hashes of a page's chunks that would be matched (not stop chunks,

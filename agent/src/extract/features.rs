@@ -1,0 +1,436 @@
+//! What the learned scorer sees of each paragraph: one row of numbers per
+//! block, from the one-pass analysis, in one linear pass.
+//!
+//! A row holds the block's own measurements (words, link words, the tag
+//! context its text sits in, punctuation, position), the same few numbers for
+//! its neighbours (content comes in runs, boilerplate too), the plateau's
+//! choice (the unsupervised prior), and a few page-level numbers (a listing
+//! page is made of short linked blocks; an article of long unlinked ones).
+//! `NAMES` is the contract with `bench/train_extractor.py` and the model file:
+//! a model trained on other features is refused at load.
+
+use crate::analyse::{
+    Analysis, IN_BOILER, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FIGURE, IN_FORM, IN_GOOD, IN_H1,
+    IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
+};
+
+/// The flags whose share of a block's words is a feature, in `NAMES` order.
+const FLAG_SHARES: [u16; 15] = [
+    IN_LINK, IN_BOILER, IN_GOOD, IN_UI, IN_HEADING, IN_H1, IN_ITEM, IN_P, IN_CODE, IN_CELL,
+    IN_QUOTE, IN_FORM, IN_FIGURE, IN_META, IN_EMPH,
+];
+
+/// Per-block measurements that neighbours also report.
+const NEIGHBOUR: [&str; 6] = [
+    "words",
+    "link",
+    "boiler",
+    "heading",
+    "plateau",
+    "depth_delta",
+];
+
+/// Offsets of the neighbours whose measurements a row carries.
+const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
+
+/// Number of features in a row.
+pub const N: usize =
+    OWN + NEIGHBOUR.len() * OFFSETS.len() + WINDOW + PAGE + REGION.len() * LEVELS.len();
+const OWN: usize = 15 + 16;
+const WINDOW: usize = 6;
+const PAGE: usize = 6;
+
+/// What a row says about each enclosing region.
+const REGION: [&str; 7] = [
+    "words", "link", "boiler", "plateau", "blocks", "item", "heading",
+];
+
+/// Enclosing regions: the longest run of blocks around this one that sit at
+/// least `depth - level` deep — roughly its parent's, grandparent's... text.
+const LEVELS: [u32; 3] = [0, 1, 3];
+
+/// Feature names, in row order (the model file lists them; they must agree).
+pub fn names() -> Vec<String> {
+    let mut v: Vec<String> = [
+        "link", "boiler", "good", "ui", "heading", "h1", "item", "p", "code", "cell", "quote",
+        "form", "figure", "meta", "emph",
+    ]
+    .iter()
+    .map(|s| format!("share_{s}"))
+    .collect();
+    v.extend(
+        [
+            "words",
+            "chars",
+            "segments",
+            "tags_before",
+            "links_per_word",
+            "punct_per_word",
+            "sentence_ends",
+            "ends_with_stop",
+            "starts_upper",
+            "digit_share",
+            "upper_share",
+            "word_length",
+            "depth",
+            "position",
+            "words_before",
+            "plateau",
+        ]
+        .map(String::from),
+    );
+    for o in OFFSETS {
+        for n in NEIGHBOUR {
+            v.push(format!("n{o:+}_{n}"));
+        }
+    }
+    v.extend(
+        [
+            "win5_words",
+            "win5_link",
+            "win5_plateau",
+            "win5_mean_words",
+            "same_depth_run",
+            "content_flag",
+        ]
+        .map(String::from),
+    );
+    v.extend(
+        [
+            "page_words",
+            "page_link",
+            "page_good",
+            "page_blocks",
+            "page_plateau_share",
+            "page_item",
+        ]
+        .map(String::from),
+    );
+    for l in LEVELS {
+        for r in REGION {
+            v.push(format!("up{l}_{r}"));
+        }
+    }
+    debug_assert_eq!(v.len(), N);
+    v
+}
+
+/// Raw per-block sums, before they become ratios.
+#[derive(Default, Clone, Copy)]
+struct Sums {
+    words: u32,
+    segments: u32,
+    links: u32,
+    tags_before: u32,
+    flag_words: [u32; FLAG_SHARES.len()],
+    any_content: bool,
+}
+
+/// One row of `N` features per block of `analysis`. `plateau[b]` says whether
+/// the plateau chose block `b`.
+pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
+    let blocks = &analysis.blocks;
+    let nb = blocks.len();
+    let mut sums = vec![Sums::default(); nb];
+    for seg in &analysis.segments {
+        let Some(s) = sums.get_mut(seg.block as usize) else {
+            continue;
+        };
+        if s.segments == 0 {
+            s.tags_before = seg.tags_before;
+        }
+        s.segments += 1;
+        s.words += seg.words;
+        s.links += seg.links_before;
+        s.any_content |= seg.flags & IN_CONTENT != 0;
+        for (k, &f) in FLAG_SHARES.iter().enumerate() {
+            if seg.flags & f != 0 {
+                s.flag_words[k] += seg.words.max(1);
+            }
+        }
+    }
+    let total_words: u32 = sums.iter().map(|s| s.words).sum();
+    let share = |s: &Sums, k: usize| s.flag_words[k] as f32 / s.words.max(1) as f32;
+    let page_link =
+        sums.iter().map(|s| s.flag_words[0]).sum::<u32>() as f32 / total_words.max(1) as f32;
+    let page_good =
+        sums.iter().map(|s| s.flag_words[2]).sum::<u32>() as f32 / total_words.max(1) as f32;
+    let page_item =
+        sums.iter().map(|s| s.flag_words[6]).sum::<u32>() as f32 / total_words.max(1) as f32;
+    let plateau_words: u32 = (0..nb).filter(|&b| plateau[b]).map(|b| sums[b].words).sum();
+    let page = [
+        ln(total_words as f32),
+        page_link,
+        page_good,
+        ln(nb as f32),
+        plateau_words as f32 / total_words.max(1) as f32,
+        page_item,
+    ];
+    // The neighbour view of every block, computed once.
+    let view: Vec<[f32; 6]> = (0..nb)
+        .map(|b| {
+            let s = &sums[b];
+            let prev_depth = if b > 0 { blocks[b - 1].depth } else { 0 };
+            [
+                ln(s.words as f32),
+                share(s, 0),
+                share(s, 1),
+                share(s, 4),
+                plateau[b] as u8 as f32,
+                (blocks[b].depth as f32 - prev_depth as f32).clamp(-8.0, 8.0),
+            ]
+        })
+        .collect();
+    // Runs of consecutive blocks at one depth (siblings, roughly: list items,
+    // a container's paragraphs).
+    let mut run = vec![0u32; nb];
+    let mut start = 0;
+    for b in 1..=nb {
+        if b == nb || blocks[b].depth != blocks[start].depth {
+            run[start..b]
+                .iter_mut()
+                .for_each(|r| *r = (b - start) as u32);
+            start = b;
+        }
+    }
+    let mut out = Vec::with_capacity(nb);
+    let mut words_before = 0u32;
+    // Prefix sums for the ±5 window.
+    let mut pre = vec![[0f32; 3]; nb + 1];
+    for b in 0..nb {
+        let s = &sums[b];
+        pre[b + 1] = [
+            pre[b][0] + s.words as f32,
+            pre[b][1] + s.flag_words[0] as f32,
+            pre[b][2] + plateau[b] as u8 as f32,
+        ];
+    }
+    // Region sums: words, link, boiler, plateau words, item words, heading blocks.
+    let mut pre2 = vec![[0f32; 6]; nb + 1];
+    for b in 0..nb {
+        let s = &sums[b];
+        pre2[b + 1] = pre2[b];
+        let add = [
+            s.words as f32,
+            s.flag_words[0] as f32,
+            s.flag_words[1] as f32,
+            if plateau[b] { s.words as f32 } else { 0.0 },
+            s.flag_words[6] as f32,
+            (s.flag_words[4] > 0) as u8 as f32,
+        ];
+        for (acc, v) in pre2[b + 1].iter_mut().zip(add) {
+            *acc += v;
+        }
+    }
+    let bounds = regions(blocks);
+    for b in 0..nb {
+        let s = &sums[b];
+        let block = &blocks[b];
+        let text = analysis.slice(block.start, block.end);
+        let t = text_stats(text);
+        let mut row = [0f32; N];
+        for (k, v) in row.iter_mut().take(FLAG_SHARES.len()).enumerate() {
+            *v = share(s, k);
+        }
+        let w = s.words.max(1) as f32;
+        let own = [
+            ln(s.words as f32),
+            ln(text.len() as f32),
+            ln(s.segments as f32),
+            ln(s.tags_before as f32),
+            s.links as f32 / w,
+            t.punct as f32 / w,
+            ln(t.sentence_ends as f32),
+            t.ends_with_stop as u8 as f32,
+            t.starts_upper as u8 as f32,
+            t.digits as f32 / t.chars.max(1) as f32,
+            t.upper as f32 / t.letters.max(1) as f32,
+            t.letters as f32 / w,
+            block.depth as f32,
+            b as f32 / nb as f32,
+            words_before as f32 / total_words.max(1) as f32,
+            plateau[b] as u8 as f32,
+        ];
+        row[15..OWN].copy_from_slice(&own);
+        let mut i = OWN;
+        for o in OFFSETS {
+            let j = b as isize + o;
+            if j >= 0 && (j as usize) < nb {
+                row[i..i + 6].copy_from_slice(&view[j as usize]);
+            } else {
+                row[i..i + 6].copy_from_slice(&[-1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+            }
+            i += 6;
+        }
+        let (lo, hi) = (b.saturating_sub(5), (b + 6).min(nb));
+        let wwords = pre[hi][0] - pre[lo][0];
+        row[i] = ln(wwords);
+        row[i + 1] = (pre[hi][1] - pre[lo][1]) / wwords.max(1.0);
+        row[i + 2] = (pre[hi][2] - pre[lo][2]) / (hi - lo) as f32;
+        row[i + 3] = ln(wwords / (hi - lo) as f32);
+        row[i + 4] = ln(run[b] as f32);
+        row[i + 5] = s.any_content as u8 as f32;
+        i += WINDOW;
+        row[i..i + PAGE].copy_from_slice(&page);
+        i += PAGE;
+        for &(lo, hi) in &bounds[b] {
+            let d = |k: usize| pre2[hi][k] - pre2[lo][k];
+            let words = d(0).max(1.0);
+            let n = (hi - lo) as f32;
+            let stats = [
+                ln(d(0)),
+                d(1) / words,
+                d(2) / words,
+                d(3) / words,
+                ln(n),
+                d(4) / words,
+                d(5) / n,
+            ];
+            row[i..i + REGION.len()].copy_from_slice(&stats);
+            i += REGION.len();
+        }
+        out.push(row);
+        words_before += s.words;
+    }
+    out
+}
+
+/// For every block and level, the half-open range of blocks `[lo, hi)` of its
+/// region (see `LEVELS`). The blocks shallower than each block to its left
+/// form a stack of strictly increasing depth (the previous-smaller chain);
+/// a binary search in it finds where a region ends: O(n log depth).
+fn regions(blocks: &[crate::analyse::Block]) -> Vec<[(usize, usize); LEVELS.len()]> {
+    let nb = blocks.len();
+    let mut out = vec![[(0usize, nb); LEVELS.len()]; nb];
+    let mut stack: Vec<usize> = Vec::new();
+    for b in 0..nb {
+        let d = blocks[b].depth;
+        while stack.last().is_some_and(|&j| blocks[j].depth >= d) {
+            stack.pop();
+        }
+        for (l, &level) in LEVELS.iter().enumerate() {
+            let t = d.saturating_sub(level);
+            // The last stacked block with depth < t bounds the region.
+            let k = stack.partition_point(|&j| blocks[j].depth < t);
+            out[b][l].0 = if k == 0 { 0 } else { stack[k - 1] + 1 };
+        }
+        stack.push(b);
+    }
+    stack.clear();
+    for b in (0..nb).rev() {
+        let d = blocks[b].depth;
+        while stack.last().is_some_and(|&j| blocks[j].depth >= d) {
+            stack.pop();
+        }
+        for (l, &level) in LEVELS.iter().enumerate() {
+            let t = d.saturating_sub(level);
+            let k = stack.partition_point(|&j| blocks[j].depth < t);
+            out[b][l].1 = if k == 0 { nb } else { stack[k - 1] };
+        }
+        stack.push(b);
+    }
+    out
+}
+
+fn ln(x: f32) -> f32 {
+    (1.0 + x.max(0.0)).ln()
+}
+
+#[derive(Default)]
+struct TextStats {
+    chars: u32,
+    letters: u32,
+    upper: u32,
+    digits: u32,
+    punct: u32,
+    sentence_ends: u32,
+    ends_with_stop: bool,
+    starts_upper: bool,
+}
+
+fn text_stats(text: &str) -> TextStats {
+    let mut t = TextStats::default();
+    let mut first = true;
+    let mut last = ' ';
+    for c in text.chars() {
+        t.chars += 1;
+        if c.is_alphabetic() {
+            t.letters += 1;
+            if c.is_uppercase() {
+                t.upper += 1;
+            }
+            if first {
+                t.starts_upper = c.is_uppercase();
+            }
+            first = false;
+        } else if c.is_ascii_digit() {
+            t.digits += 1;
+            first = false;
+        } else if matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '。' | '、' | '，') {
+            t.punct += 1;
+            if matches!(c, '.' | '!' | '?' | '。') {
+                t.sentence_ends += 1;
+            }
+        }
+        if !c.is_whitespace() {
+            last = c;
+        }
+    }
+    t.ends_with_stop = matches!(last, '.' | '!' | '?' | '。' | ':' | '"' | '”' | ')');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::Block;
+
+    #[test]
+    fn regions_match_the_quadratic_definition() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in 1..80 {
+            let blocks: Vec<Block> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    Block {
+                        start: 0,
+                        end: 0,
+                        depth: (x % 9) as u32,
+                    }
+                })
+                .collect();
+            let got = regions(&blocks);
+            for b in 0..n {
+                for (l, &level) in LEVELS.iter().enumerate() {
+                    let t = blocks[b].depth.saturating_sub(level);
+                    let mut lo = b;
+                    while lo > 0 && blocks[lo - 1].depth >= t {
+                        lo -= 1;
+                    }
+                    let mut hi = b + 1;
+                    while hi < n && blocks[hi].depth >= t {
+                        hi += 1;
+                    }
+                    assert_eq!(got[b][l], (lo, hi), "block {b} level {level}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_row_per_block_named_as_the_model_expects() {
+        let a = crate::analyse::analyse(
+            "<body><nav><a href=/>Home</a></nav><p>One two three. Four five.</p><p>Six</p></body>",
+            None,
+        )
+        .unwrap();
+        let rows = rows(&a, &vec![true; a.blocks.len()]);
+        assert_eq!(rows.len(), a.blocks.len());
+        assert_eq!(names().len(), N);
+        let words = names().iter().position(|n| n == "words").unwrap();
+        assert!(rows[1][words] > rows[2][words]);
+        assert!(rows.iter().flatten().all(|v| v.is_finite()));
+    }
+}

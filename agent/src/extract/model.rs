@@ -1,0 +1,292 @@
+//! The learned block scorer: gradient-boosted regression trees over the rows
+//! of `features`, shipped as data (`rules/extractor.json`, made by
+//! `bench/train_extractor.py`).
+//!
+//! Trees are flat arrays (feature, threshold, left, right, value), so scoring
+//! a block is a few hundred comparisons and no allocation: linear in the page.
+//! The file names its features; a file trained on another feature list is
+//! refused rather than silently misread.
+
+use super::features;
+use serde::Deserialize;
+
+/// The shipped model.
+pub const SHIPPED: &str = include_str!("../../../rules/extractor.json");
+
+#[derive(Debug, Deserialize)]
+struct File {
+    format: u32,
+    features: Vec<String>,
+    /// Raw score before the trees (log-odds of the prior).
+    bias: f32,
+    /// Blocks whose probability is at least this are content.
+    threshold: f32,
+    trees: Vec<Tree>,
+}
+
+/// One tree as parallel arrays; `feature < 0` marks a leaf.
+#[derive(Debug, Deserialize)]
+struct Tree {
+    feature: Vec<i32>,
+    threshold: Vec<f32>,
+    left: Vec<u32>,
+    right: Vec<u32>,
+    value: Vec<f32>,
+}
+
+/// A loaded, checked model. Every tree is stored complete to the depth of
+/// the deepest one (a leaf above that depth becomes splits that always go
+/// left, down to copies of it), so a walk is `DEPTH` steps of
+/// `i = 2i + 1 + (x > threshold)`: no branch to mispredict, and the walks of
+/// successive trees overlap in the CPU.
+#[derive(Debug)]
+pub struct Model {
+    bias: f32,
+    /// The raw-score cut: `logit(threshold)`.
+    cut: f32,
+    depth: u32,
+    /// Per tree, `2^depth - 1` splits in breadth-first order.
+    splits: Vec<Split>,
+    /// Per tree, `2^depth` leaf values.
+    leaves: Vec<f32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    feature: u32,
+    threshold: f32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("extractor model: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("extractor model: format {0} (this build reads format 1)")]
+    Format(u32),
+    #[error("extractor model: trained on other features (expected {expected} named as in extract::features, got {got})")]
+    Features { expected: usize, got: usize },
+    #[error("extractor model: tree {0} is malformed ({1})")]
+    Tree(usize, &'static str),
+}
+
+/// Deeper trees are refused: complete storage doubles with every level.
+pub const MAX_DEPTH: u32 = 8;
+
+impl Model {
+    pub fn parse(json: &str) -> Result<Model, ModelError> {
+        let file: File = serde_json::from_str(json)?;
+        if file.format != 1 {
+            return Err(ModelError::Format(file.format));
+        }
+        if file.features != features::names() {
+            return Err(ModelError::Features {
+                expected: features::N,
+                got: file.features.len(),
+            });
+        }
+        let mut depth = 0;
+        for (i, t) in file.trees.iter().enumerate() {
+            depth = depth.max(check(t).map_err(|why| ModelError::Tree(i, why))?);
+        }
+        let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
+        let mut splits = Vec::with_capacity(file.trees.len() * inner);
+        let mut leaves = Vec::with_capacity(file.trees.len() * outer);
+        for t in &file.trees {
+            let base = splits.len();
+            splits.resize(
+                base + inner,
+                Split {
+                    feature: 0,
+                    threshold: f32::INFINITY,
+                },
+            );
+            leaves.resize(leaves.len() + outer, 0.0);
+            let lbase = leaves.len() - outer;
+            // (node in the file, slot in the complete tree, level)
+            let mut todo = vec![(0usize, 0usize, 0u32)];
+            while let Some((n, slot, level)) = todo.pop() {
+                if t.feature[n] >= 0 {
+                    splits[base + slot] = Split {
+                        feature: t.feature[n] as u32,
+                        threshold: t.threshold[n],
+                    };
+                    todo.push((t.left[n] as usize, 2 * slot + 1, level + 1));
+                    todo.push((t.right[n] as usize, 2 * slot + 2, level + 1));
+                } else {
+                    // Always-left splits below a shallow leaf: its value lands
+                    // on the leftmost leaf of its subtree.
+                    let mut leaf = slot;
+                    for _ in level..depth {
+                        leaf = 2 * leaf + 1;
+                    }
+                    leaves[lbase + leaf - inner] = t.value[n];
+                }
+            }
+        }
+        let p = file.threshold.clamp(1e-6, 1.0 - 1e-6);
+        Ok(Model {
+            bias: file.bias,
+            cut: (p / (1.0 - p)).ln(),
+            depth,
+            splits,
+            leaves,
+        })
+    }
+
+    /// The raw score (log-odds) of one row: the sum over all trees.
+    pub fn score(&self, row: &[f32; features::N]) -> f32 {
+        let inner = (1usize << self.depth) - 1;
+        let mut s = self.bias;
+        for (splits, leaves) in self
+            .splits
+            .chunks_exact(inner.max(1))
+            .zip(self.leaves.chunks_exact(inner + 1))
+        {
+            let mut i = 0usize;
+            for _ in 0..self.depth {
+                let sp = splits[i];
+                // `check` made every feature index < N.
+                i = 2 * i + 1 + (row[sp.feature as usize] > sp.threshold) as usize;
+            }
+            s += leaves[i - inner];
+        }
+        s
+    }
+
+    /// Whether a row is content.
+    pub fn decide(&self, row: &[f32; features::N]) -> bool {
+        self.score(row) >= self.cut
+    }
+
+    /// `decide` for every row. Rows go through each tree four at a time:
+    /// four independent walks keep the CPU busy while each waits on its loads.
+    pub fn decide_all(&self, rows: &[[f32; features::N]]) -> Vec<bool> {
+        const LANES: usize = 4;
+        let inner = (1usize << self.depth) - 1;
+        let mut out = Vec::with_capacity(rows.len());
+        let mut groups = rows.chunks_exact(LANES);
+        for group in &mut groups {
+            let mut s = [self.bias; LANES];
+            for (splits, leaves) in self
+                .splits
+                .chunks_exact(inner.max(1))
+                .zip(self.leaves.chunks_exact(inner + 1))
+            {
+                let mut i = [0usize; LANES];
+                for _ in 0..self.depth {
+                    for l in 0..LANES {
+                        let sp = splits[i[l]];
+                        i[l] =
+                            2 * i[l] + 1 + (group[l][sp.feature as usize] > sp.threshold) as usize;
+                    }
+                }
+                for l in 0..LANES {
+                    s[l] += leaves[i[l] - inner];
+                }
+            }
+            out.extend(s.iter().map(|&x| x >= self.cut));
+        }
+        out.extend(groups.remainder().iter().map(|r| self.decide(r)));
+        out
+    }
+}
+
+/// Every array has one entry per node, children point forward (so a walk
+/// ends), features are in range, the depth is at most `MAX_DEPTH`; returns
+/// the depth.
+fn check(t: &Tree) -> Result<u32, &'static str> {
+    let n = t.feature.len();
+    if n == 0 {
+        return Err("no nodes");
+    }
+    if [
+        t.threshold.len(),
+        t.left.len(),
+        t.right.len(),
+        t.value.len(),
+    ] != [n; 4]
+    {
+        return Err("arrays of different lengths");
+    }
+    for i in 0..n {
+        if t.feature[i] >= 0 {
+            if t.feature[i] as usize >= features::N {
+                return Err("feature out of range");
+            }
+            let (l, r) = (t.left[i] as usize, t.right[i] as usize);
+            if l <= i || r <= i || l >= n || r >= n {
+                return Err("child out of order");
+            }
+        }
+    }
+    // Children come after their parent, so one forward pass gives every depth.
+    let mut level = vec![0u32; n];
+    let mut depth = 0;
+    for i in 0..n {
+        if t.feature[i] >= 0 {
+            for c in [t.left[i] as usize, t.right[i] as usize] {
+                level[c] = level[i] + 1;
+                depth = depth.max(level[c]);
+            }
+        }
+    }
+    if depth > MAX_DEPTH {
+        return Err("deeper than MAX_DEPTH");
+    }
+    Ok(depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_model_loads() {
+        Model::parse(SHIPPED).unwrap();
+    }
+
+    #[test]
+    fn batched_decisions_are_the_single_ones() {
+        let m = Model::parse(SHIPPED).unwrap();
+        let mut x = 7u64;
+        let rows: Vec<[f32; features::N]> = (0..203)
+            .map(|_| {
+                let mut r = [0f32; features::N];
+                for v in r.iter_mut() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *v = (x % 1000) as f32 / 200.0 - 1.0;
+                }
+                r
+            })
+            .collect();
+        let single: Vec<bool> = rows.iter().map(|r| m.decide(r)).collect();
+        assert_eq!(m.decide_all(&rows), single);
+        assert!(single.iter().any(|&b| b) && single.iter().any(|&b| !b));
+    }
+
+    #[test]
+    fn malformed_trees_are_refused() {
+        let names = serde_json::to_string(&features::names()).unwrap();
+        let file = |tree: &str| {
+            format!(
+                r#"{{"format":1,"features":{names},"bias":0,"threshold":0.5,"trees":[{tree}]}}"#
+            )
+        };
+        let ok = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-1,1]}"#;
+        let m = Model::parse(&file(ok)).unwrap();
+        let mut row = [0f32; features::N];
+        assert!(!m.decide(&row));
+        row[0] = 1.0;
+        assert!(m.decide(&row));
+        let cycle = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[0,0,0],"right":[2,0,0],"value":[0,-1,1]}"#;
+        assert!(Model::parse(&file(cycle)).is_err());
+        let range = r#"{"feature":[9999,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-1,1]}"#;
+        assert!(Model::parse(&file(range)).is_err());
+        assert!(Model::parse(
+            r#"{"format":1,"features":["x"],"bias":0,"threshold":0.5,"trees":[]}"#
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Trains the learned block scorer shipped in rules/extractor.json.
+
+Data: WCXB dev (../shared/data/extraction/wcxb-dev). Every block of every page
+comes from the release binary (`crawlsieve extract --block-features`), so the
+features are exactly the ones the agent computes. A block is labelled content
+when most of its word 3-grams (or, for blocks under three words, its whole word
+sequence) occur in the page's ground-truth main content.
+
+Model: scikit-learn's HistGradientBoostingClassifier; samples weighted so that
+every page weighs the same (WCXB's figure is a mean over pages) and, within a
+page, every word the same. Evaluation: k-fold cross-validation grouped by
+domain (no site in both train and test), per-page bag-of-words F1 computed as
+bench/eval_wcxb.py does, reported per fold, with the spread. The threshold is
+chosen on the out-of-fold predictions of the training folds only. The shipped
+model is then trained on all of dev; trafilatura-eval is never seen.
+
+Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write]
+Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
+       (target/peers-venv/bin/pip install scikit-learn numpy).
+"""
+import argparse, collections, gzip, json, os, re, subprocess, sys, time
+
+import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+WORD = re.compile(r"\w+")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PARAMS = dict(max_iter=100, learning_rate=0.2, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
+              l2_regularization=1.0, random_state=0)
+
+
+def tokens(text):
+    return WORD.findall((text or "").lower())
+
+
+def load(data, binary, cache):
+    gt_dir = os.path.join(data, "dev", "ground-truth")
+    meta = json.load(open(os.path.join(data, "metadata.json")))["files"]
+    pages = []
+    for name in sorted(os.listdir(gt_dir)):
+        g = json.load(open(os.path.join(gt_dir, name)))
+        fid = name[:-5]
+        pages.append(dict(id=fid, path=os.path.join(data, "dev", "html", fid + ".html.gz"),
+                          ref=g["ground_truth"].get("main_content", "") or "",
+                          type=g["_internal"]["page_type"]["primary"], domain=meta[fid]["domain"]))
+    stamp = os.path.getmtime(binary)
+    if not (os.path.exists(cache) and os.path.getmtime(cache) > stamp):
+        t = time.perf_counter()
+        with open(cache + ".tmp", "wb") as out:
+            # Features do not depend on the scorer; the plateau one needs no model file.
+            env = dict(os.environ, CRAWLSIEVE_EXTRACT__SCORER="plateau")
+            subprocess.run([binary, "extract", "--block-features", *[p["path"] for p in pages]],
+                           stdout=out, check=False, env=env)
+        os.replace(cache + ".tmp", cache)
+        print(f"features: {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    rows = {}
+    for line in open(cache):
+        o = json.loads(line)
+        rows[o["path"]] = o["blocks"]
+    for p in pages:
+        p["blocks"] = rows.get(p["path"], [])
+    return pages
+
+
+def label(page):
+    ref = tokens(page["ref"])
+    grams = {tuple(ref[i:i + 3]) for i in range(len(ref) - 2)}
+    joined = " " + " ".join(ref) + " "
+    ys, ws, toks = [], [], []
+    for text, _ in page["blocks"]:
+        t = tokens(text)
+        toks.append(t)
+        if len(t) < 3:
+            ys.append(1 if t and (" " + " ".join(t) + " ") in joined else 0)
+        else:
+            g = [tuple(t[i:i + 3]) for i in range(len(t) - 2)]
+            ys.append(1 if sum(x in grams for x in g) >= 0.5 * len(g) else 0)
+    total = sum(max(1, len(t)) for t in toks) or 1
+    ws = [max(1, len(t)) / total for t in toks]
+    return ys, ws, toks
+
+
+def f1(pred_counter, ref_counter):
+    np_, nr = sum(pred_counter.values()), sum(ref_counter.values())
+    if nr == 0 and np_ == 0:
+        return 1.0
+    if np_ == 0 or nr == 0:
+        return 0.0
+    o = sum((pred_counter & ref_counter).values())
+    return 0.0 if o == 0 else 2 * o / (np_ + nr)
+
+
+def page_f1(page, probs, threshold):
+    c = collections.Counter()
+    for t, p in zip(page["toks"], probs):
+        if p >= threshold:
+            c.update(t)
+    return f1(c, page["refbag"])
+
+
+def best_threshold(pages, probs):
+    grid = np.arange(0.2, 0.71, 0.025)
+    scores = [np.mean([page_f1(p, pr, th) for p, pr in zip(pages, probs)]) for th in grid]
+    i = int(np.argmax(scores))
+    return float(grid[i]), float(scores[i])
+
+
+def matrix(pages):
+    X = np.array([r for p in pages for _, r in p["blocks"]], dtype=np.float32)
+    y = np.array([v for p in pages for v in p["y"]])
+    w = np.array([v for p in pages for v in p["w"]])
+    return X, y, w
+
+
+def split_probs(pages, flat):
+    out, i = [], 0
+    for p in pages:
+        n = len(p["blocks"])
+        out.append(flat[i:i + n])
+        i += n
+    return out
+
+
+def fit(pages):
+    X, y, w = matrix(pages)
+    clf = HistGradientBoostingClassifier(**PARAMS)
+    clf.fit(X, y, sample_weight=w * len(pages))
+    return clf
+
+
+def predict(clf, pages):
+    X, _, _ = matrix(pages)
+    return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
+
+
+def export(clf, names, threshold):
+    trees = []
+    for (pred,) in clf._predictors:
+        n = pred.nodes
+        leaf = n["is_leaf"].astype(bool)
+        trees.append(dict(
+            feature=[-1 if l else int(f) for f, l in zip(n["feature_idx"], leaf)],
+            threshold=[float(np.float32(t)) for t in n["num_threshold"]],
+            left=[int(x) for x in n["left"]], right=[int(x) for x in n["right"]],
+            value=[float(np.float32(v)) if l else 0.0 for v, l in zip(n["value"], leaf)]))
+    return dict(format=1, features=names, bias=float(np.ravel(clf._baseline_prediction)[0]),
+                threshold=threshold, trees=trees,
+                trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
+
+
+def walk(model, row):
+    s = model["bias"]
+    for t in model["trees"]:
+        i = 0
+        while t["feature"][i] >= 0:
+            i = t["left"][i] if row[t["feature"][i]] <= t["threshold"][i] else t["right"][i]
+        s += t["value"][i]
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "extraction", "wcxb-dev"))
+    ap.add_argument("--binary", default=os.path.join(HERE, "..", "target", "release", "crawlsieve"))
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "rules", "extractor.json"))
+    ap.add_argument("--no-write", action="store_true")
+    a = ap.parse_args()
+    cache = os.path.join(HERE, "..", "target", "extractor-features-wcxb.jsonl")
+    pages = load(a.data, a.binary, cache)
+    names = json.loads(subprocess.run([a.binary, "extract", "--feature-names"], capture_output=True,
+                                      check=True).stdout)
+    print(f"{len(pages)} pages, {sum(len(p['blocks']) for p in pages)} blocks", file=sys.stderr)
+    for p in pages:
+        p["y"], p["w"], p["toks"] = label(p)
+        p["refbag"] = collections.Counter(tokens(p["ref"]))
+    # Folds grouped by domain, balanced by page count, deterministic.
+    domains = sorted({p["domain"] for p in pages}, key=lambda d: (hash_str(d), d))
+    fold_of = {d: i % a.folds for i, d in enumerate(domains)}
+    oof = [None] * len(pages)
+    for k in range(a.folds):
+        t = time.perf_counter()
+        train = [p for p in pages if fold_of[p["domain"]] != k]
+        test_idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
+        probs = predict(fit(train), [pages[i] for i in test_idx])
+        for i, pr in zip(test_idx, probs):
+            oof[i] = pr
+        print(f"fold {k}: fitted in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    # Each fold's threshold is chosen on the other folds' out-of-fold predictions,
+    # so no page's labels choose the threshold it is scored with.
+    fold_scores, page_scores = [], [None] * len(pages)
+    for k in range(a.folds):
+        rest = [i for i, p in enumerate(pages) if fold_of[p["domain"]] != k]
+        th, _ = best_threshold([pages[i] for i in rest], [oof[i] for i in rest])
+        idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
+        for i in idx:
+            page_scores[i] = page_f1(pages[i], oof[i], th)
+        fold_scores.append(float(np.mean([page_scores[i] for i in idx])))
+        print(f"fold {k}: {len(idx)} pages, threshold {th:.3f}, F1 {fold_scores[-1]:.3f}", file=sys.stderr)
+    by_type = collections.defaultdict(list)
+    for p, f in zip(pages, page_scores):
+        by_type[p["type"]].append(f)
+    allf = [x for v in by_type.values() for x in v]
+    print(f"cross-validated F1 (block-level, {a.folds} folds by domain): mean {np.mean(allf):.3f}; "
+          f"per fold {' '.join(f'{s:.3f}' for s in fold_scores)}; spread {min(fold_scores):.3f}-{max(fold_scores):.3f}")
+    print("per type: " + ", ".join(f"{t} {np.mean(v):.3f} ({len(v)})" for t, v in sorted(by_type.items())))
+    # The shipped model: all pages; threshold from the out-of-fold predictions.
+    th, s = best_threshold(pages, oof)
+    print(f"threshold on out-of-fold predictions: {th:.3f} (F1 {s:.3f})")
+    clf = fit(pages)
+    model = export(clf, names, th)
+    X, _, _ = matrix(pages[:50])
+    ref = clf.decision_function(X)
+    got = np.array([walk(model, r) for r in X])
+    assert np.allclose(ref, got, atol=1e-3), "exported trees disagree with scikit-learn"
+    if not a.no_write:
+        json.dump(model, open(a.out, "w"), separators=(",", ":"))
+        print(f"wrote {a.out}: {len(model['trees'])} trees, {sum(len(t['feature']) for t in model['trees'])} nodes")
+
+
+def hash_str(s):
+    h = 2166136261
+    for b in s.encode():
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+if __name__ == "__main__":
+    main()
