@@ -14,10 +14,43 @@ use crate::analyse::{
     IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
 };
 
-/// The flags whose share of a block's words is a feature, in `NAMES` order.
-const FLAG_SHARES: [u16; 15] = [
-    IN_LINK, IN_BOILER, IN_GOOD, IN_UI, IN_HEADING, IN_H1, IN_ITEM, IN_P, IN_CODE, IN_CELL,
-    IN_QUOTE, IN_FORM, IN_FIGURE, IN_META, IN_EMPH,
+/// The flags whose share of a block's words is a feature, with their names.
+const FLAG_SHARES: [(u16, &str); 15] = [
+    (IN_LINK, "link"),
+    (IN_BOILER, "boiler"),
+    (IN_GOOD, "good"),
+    (IN_UI, "ui"),
+    (IN_HEADING, "heading"),
+    (IN_H1, "h1"),
+    (IN_ITEM, "item"),
+    (IN_P, "p"),
+    (IN_CODE, "code"),
+    (IN_CELL, "cell"),
+    (IN_QUOTE, "quote"),
+    (IN_FORM, "form"),
+    (IN_FIGURE, "figure"),
+    (IN_META, "meta"),
+    (IN_EMPH, "emph"),
+];
+
+/// The block's own measurements after the flag shares, in row order.
+const OWN_NAMES: [&str; 16] = [
+    "words",
+    "chars",
+    "segments",
+    "tags_before",
+    "links_per_word",
+    "punct_per_word",
+    "sentence_ends",
+    "ends_with_stop",
+    "starts_upper",
+    "digit_share",
+    "upper_share",
+    "word_length",
+    "depth",
+    "position",
+    "words_before",
+    "plateau",
 ];
 
 /// Per-block measurements that neighbours also report.
@@ -33,12 +66,25 @@ const NEIGHBOUR: [&str; 6] = [
 /// Offsets of the neighbours whose measurements a row carries.
 const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
 
-/// Number of features in a row.
-pub const N: usize =
-    OWN + NEIGHBOUR.len() * OFFSETS.len() + WINDOW + PAGE + REGION.len() * LEVELS.len();
-const OWN: usize = 15 + 16;
-const WINDOW: usize = 6;
-const PAGE: usize = 6;
+/// The ±5-block window and the block's run of same-depth blocks.
+const WINDOW: [&str; 6] = [
+    "win5_words",
+    "win5_link",
+    "win5_plateau",
+    "win5_mean_words",
+    "same_depth_run",
+    "content_flag",
+];
+
+/// Page totals, the same in every row of a page.
+const PAGE: [&str; 6] = [
+    "page_words",
+    "page_link",
+    "page_good",
+    "page_blocks",
+    "page_plateau_share",
+    "page_item",
+];
 
 /// What a row says about each enclosing region.
 const REGION: [&str; 7] = [
@@ -49,67 +95,27 @@ const REGION: [&str; 7] = [
 /// least `depth - level` deep — roughly its parent's, grandparent's... text.
 const LEVELS: [u32; 3] = [0, 1, 3];
 
+const SHARES: usize = FLAG_SHARES.len();
+const OWN: usize = SHARES + OWN_NAMES.len();
+
+/// Number of features in a row.
+pub const N: usize =
+    OWN + NEIGHBOUR.len() * OFFSETS.len() + WINDOW.len() + PAGE.len() + REGION.len() * LEVELS.len();
+
 /// Feature names, in row order (the model file lists them; they must agree).
 pub fn names() -> Vec<String> {
-    let mut v: Vec<String> = [
-        "link", "boiler", "good", "ui", "heading", "h1", "item", "p", "code", "cell", "quote",
-        "form", "figure", "meta", "emph",
-    ]
-    .iter()
-    .map(|s| format!("share_{s}"))
-    .collect();
-    v.extend(
-        [
-            "words",
-            "chars",
-            "segments",
-            "tags_before",
-            "links_per_word",
-            "punct_per_word",
-            "sentence_ends",
-            "ends_with_stop",
-            "starts_upper",
-            "digit_share",
-            "upper_share",
-            "word_length",
-            "depth",
-            "position",
-            "words_before",
-            "plateau",
-        ]
-        .map(String::from),
-    );
+    let mut v: Vec<String> = FLAG_SHARES
+        .iter()
+        .map(|(_, s)| format!("share_{s}"))
+        .collect();
+    v.extend(OWN_NAMES.map(String::from));
     for o in OFFSETS {
-        for n in NEIGHBOUR {
-            v.push(format!("n{o:+}_{n}"));
-        }
+        v.extend(NEIGHBOUR.map(|n| format!("n{o:+}_{n}")));
     }
-    v.extend(
-        [
-            "win5_words",
-            "win5_link",
-            "win5_plateau",
-            "win5_mean_words",
-            "same_depth_run",
-            "content_flag",
-        ]
-        .map(String::from),
-    );
-    v.extend(
-        [
-            "page_words",
-            "page_link",
-            "page_good",
-            "page_blocks",
-            "page_plateau_share",
-            "page_item",
-        ]
-        .map(String::from),
-    );
+    v.extend(WINDOW.map(String::from));
+    v.extend(PAGE.map(String::from));
     for l in LEVELS {
-        for r in REGION {
-            v.push(format!("up{l}_{r}"));
-        }
+        v.extend(REGION.map(|r| format!("up{l}_{r}")));
     }
     debug_assert_eq!(v.len(), N);
     v
@@ -122,7 +128,7 @@ struct Sums {
     segments: u32,
     links: u32,
     tags_before: u32,
-    flag_words: [u32; FLAG_SHARES.len()],
+    flag_words: [u32; SHARES],
     any_content: bool,
 }
 
@@ -143,7 +149,7 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
         s.words += seg.words;
         s.links += seg.links_before;
         s.any_content |= seg.flags & IN_CONTENT != 0;
-        for (k, &f) in FLAG_SHARES.iter().enumerate() {
+        for (k, &(f, _)) in FLAG_SHARES.iter().enumerate() {
             if seg.flags & f != 0 {
                 s.flag_words[k] += seg.words.max(1);
             }
@@ -229,7 +235,7 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
         let text = analysis.slice(block.start, block.end);
         let t = text_stats(text);
         let mut row = [0f32; N];
-        for (k, v) in row.iter_mut().take(FLAG_SHARES.len()).enumerate() {
+        for (k, v) in row.iter_mut().take(SHARES).enumerate() {
             *v = share(s, k);
         }
         let w = s.words.max(1) as f32;
@@ -251,7 +257,7 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
             words_before as f32 / total_words.max(1) as f32,
             plateau[b] as u8 as f32,
         ];
-        row[15..OWN].copy_from_slice(&own);
+        row[SHARES..OWN].copy_from_slice(&own);
         let mut i = OWN;
         for o in OFFSETS {
             let j = b as isize + o;
@@ -270,9 +276,9 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
         row[i + 3] = ln(wwords / (hi - lo) as f32);
         row[i + 4] = ln(run[b] as f32);
         row[i + 5] = s.any_content as u8 as f32;
-        i += WINDOW;
-        row[i..i + PAGE].copy_from_slice(&page);
-        i += PAGE;
+        i += WINDOW.len();
+        row[i..i + PAGE.len()].copy_from_slice(&page);
+        i += PAGE.len();
         for &(lo, hi) in &bounds[b] {
             let d = |k: usize| pre2[hi][k] - pre2[lo][k];
             let words = d(0).max(1.0);

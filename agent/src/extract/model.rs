@@ -137,11 +137,7 @@ impl Model {
     pub fn score(&self, row: &[f32; features::N]) -> f32 {
         let inner = (1usize << self.depth) - 1;
         let mut s = self.bias;
-        for (splits, leaves) in self
-            .splits
-            .chunks_exact(inner.max(1))
-            .zip(self.leaves.chunks_exact(inner + 1))
-        {
+        for (splits, leaves) in self.trees() {
             let mut i = 0usize;
             for _ in 0..self.depth {
                 let sp = splits[i];
@@ -151,6 +147,15 @@ impl Model {
             s += leaves[i - inner];
         }
         s
+    }
+
+    /// Each tree's splits and leaves (a depth-0 tree has no splits, one leaf).
+    fn trees(&self) -> impl Iterator<Item = (&[Split], &[f32])> {
+        let inner = (1usize << self.depth) - 1;
+        self.leaves
+            .chunks_exact(inner + 1)
+            .enumerate()
+            .map(move |(t, leaves)| (&self.splits[t * inner..(t + 1) * inner], leaves))
     }
 
     /// Whether a row is content.
@@ -167,11 +172,7 @@ impl Model {
         let mut groups = rows.chunks_exact(LANES);
         for group in &mut groups {
             let mut s = [self.bias; LANES];
-            for (splits, leaves) in self
-                .splits
-                .chunks_exact(inner.max(1))
-                .zip(self.leaves.chunks_exact(inner + 1))
-            {
+            for (splits, leaves) in self.trees() {
                 let mut i = [0usize; LANES];
                 for _ in 0..self.depth {
                     for l in 0..LANES {
@@ -275,6 +276,12 @@ mod tests {
             )
         };
         let ok = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-1,1]}"#;
+        let stump = r#"{"feature":[-1],"threshold":[0],"left":[0],"right":[0],"value":[-2]}"#;
+        let only_leaves = Model::parse(&file(stump)).unwrap();
+        assert!(
+            !only_leaves.decide(&[0f32; features::N]),
+            "a one-leaf tree adds its value"
+        );
         let m = Model::parse(&file(ok)).unwrap();
         let mut row = [0f32; features::N];
         assert!(!m.decide(&row));
