@@ -60,3 +60,133 @@ fn extract_on_real_benchmark_pages_is_non_empty() {
         files.len()
     );
 }
+
+/// `--format json` on a WARC file: one object per HTML record, with the
+/// record's URL, the page's metadata, language, type and Markdown.
+#[test]
+fn extract_json_from_warc_carries_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = format!(
+        r#"<html lang="en"><head><title>Bridge report | The Gazette</title>
+        <meta property="og:site_name" content="The Gazette">
+        <meta name="description" content="What the council found.">
+        <link rel="canonical" href="/news/bridge">
+        <script type="application/ld+json">{{"@type":"NewsArticle","headline":"Bridge report",
+          "datePublished":"2025-09-04T08:00:00Z","author":{{"@type":"Person","name":"Ann Lee"}}}}</script>
+        </head><body><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+        <article><h1>Bridge report</h1><h2>What was measured</h2>{}<ul><li>the river level</li><li>the old stone bridge</li></ul>
+        <p>The full method, with every reading and the tables of the last ten years, is described in
+        <a href="/method">the method notes</a> that the council published with the report.</p></article></body></html>"#,
+        "<p>The council measured the level of the river every morning for a year, and the \
+         engineers compared the readings with the records kept since the old stone bridge was \
+         built, to decide whether the bridge should be strengthened before the winter floods.</p>"
+            .repeat(4)
+    );
+    let warc = dir.path().join("c.warc.gz");
+    let record = warc_response(
+        "https://news.example.com/2025/09/04/bridge",
+        "<urn:uuid:1>",
+        &http_html(html.as_bytes(), ""),
+    );
+    std::fs::write(&warc, gzip(&record)).unwrap();
+    let out = run(bin().args(["extract", "--format", "json"]).arg(&warc));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1);
+    let d = &lines[0];
+    assert_eq!(d["url"], "https://news.example.com/2025/09/04/bridge");
+    assert_eq!(d["title"], "Bridge report");
+    assert_eq!(d["author"], "Ann Lee");
+    assert_eq!(d["date"], "2025-09-04");
+    assert_eq!(d["canonical"], "https://news.example.com/news/bridge");
+    assert_eq!(d["site_name"], "The Gazette");
+    assert_eq!(d["description"], "What the council found.");
+    assert_eq!(d["declared_language"], "en");
+    assert_eq!(d["language"], "eng");
+    assert!(d["page_type"].is_string());
+    let confidence = d["page_type_confidence"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&confidence));
+    let md = d["markdown"].as_str().unwrap();
+    assert!(md.contains("## What was measured"), "{md}");
+    assert!(
+        md.contains("- the river level\n- the old stone bridge"),
+        "{md}"
+    );
+    assert!(
+        md.contains("[the method notes](https://news.example.com/method)"),
+        "{md}"
+    );
+    assert!(!md.contains("Home"), "{md}");
+}
+
+/// `--format markdown` on real pages: every page renders, and Markdown adds
+/// structure, never words: its words are the text's words.
+#[test]
+fn extract_markdown_on_real_pages_keeps_the_words() {
+    let Some(data) = shared_data() else { return };
+    let dir = data.join("extraction/wcxb-dev/dev/html");
+    let files: Vec<_> = (1..=12)
+        .map(|i| dir.join(format!("{i:04}.html.gz")))
+        .filter(|p| p.exists())
+        .collect();
+    let out = run(bin().args(["extract", "--format", "json"]).args(&files));
+    assert!(out.status.success());
+    // "1" is left out: Markdown numbers ordered items "1.", and a text may start with "1." too.
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty() && *w != "1")
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut with_headings = 0;
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let d: serde_json::Value = serde_json::from_str(line).unwrap();
+        let md = d["markdown"].as_str().unwrap();
+        let text = d["text"].as_str().unwrap();
+        let (mut a, mut b) = (words(&without_link_targets(md)), words(text));
+        a.sort();
+        b.sort();
+        if a != b {
+            let only = |x: &[String], y: &[String]| -> Vec<String> {
+                x.iter()
+                    .filter(|w| !y.contains(w))
+                    .take(10)
+                    .cloned()
+                    .collect()
+            };
+            panic!(
+                "{}: Markdown only {:?}, text only {:?}",
+                d["path"],
+                only(&a, &b),
+                only(&b, &a)
+            );
+        }
+        with_headings += md.lines().any(|l| l.starts_with('#')) as usize;
+    }
+    assert!(
+        with_headings * 2 >= files.len(),
+        "{with_headings} of {}",
+        files.len()
+    );
+}
+
+/// Markdown without its link targets, the words it adds to the text.
+fn without_link_targets(md: &str) -> String {
+    let mut out = String::new();
+    let mut rest = md;
+    while let Some(i) = rest.find("](") {
+        out.push_str(&rest[..i]);
+        rest = &rest[i + 2..];
+        rest = rest.split_once(')').map_or("", |(_, r)| r);
+    }
+    out.push_str(rest);
+    out
+}

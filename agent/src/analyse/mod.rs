@@ -14,18 +14,20 @@
 //!   buffered until it is complete and then decoded.
 
 pub mod hints;
+pub mod outline;
 pub mod tags;
 pub mod text;
 
 use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{DocumentContentHandlers, ElementContentHandlers, HtmlRewriter, Selector, Settings};
+use outline::{Captured, Outline};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use tags::TagKind;
 pub use text::{
-    Block, Segment, IN_BOILER, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FIGURE, IN_FORM, IN_GOOD,
-    IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
+    Block, Role, Segment, IN_BOILER, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FIGURE, IN_FORM,
+    IN_GOOD, IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
 };
 
 /// The result of the one HTML pass over a page.
@@ -49,6 +51,8 @@ pub struct Analysis {
     pub title: Option<String>,
     /// Whether the site's content-tag rule matched (`None` when there is no rule).
     pub content_tag: Option<bool>,
+    /// Metadata, links and bylines, when asked for (`analyse_outlined`).
+    pub outline: Option<Box<Outline>>,
 }
 
 /// The parser gave up (lol_html reports, e.g., memory limits). Rare; the page
@@ -74,7 +78,16 @@ struct Open {
     flags: u16,
     /// Where the nearest open elements of each implied-end-tag group are.
     marks: tags::Marks,
+    /// The outline role its text gets (its own, or its parent's).
+    role: Role,
+    /// The innermost list around it: 0 none, 1 `ul`/`menu`, 2 `ol`.
+    list: u8,
+    /// Its captures in `Outline::captures` (`NO_CAPTURE`: none).
+    link_capture: u32,
+    byline_capture: u32,
 }
+
+const NO_CAPTURE: u32 = u32::MAX;
 
 /// The hint bits: only the innermost hinted element speaks for the text.
 const HINT_BITS: u16 = text::IN_BOILER | text::IN_GOOD;
@@ -94,6 +107,9 @@ struct State {
     serial: u32,
     /// Raw HTML inside `<noscript>` elements.
     noscript: String,
+    outline: Option<Box<Outline>>,
+    /// The open `<script>` is JSON-LD; whether its first text is still to come.
+    json_ld: Option<bool>,
 }
 
 impl State {
@@ -112,6 +128,17 @@ impl State {
         let parent = self.stack.last().map_or(0, |o| o.flags);
         let hint = if hint != 0 { hint } else { parent & HINT_BITS };
         open.flags |= (parent & !HINT_BITS) | hint;
+        if let Some(p) = self.stack.last() {
+            if open.role == Role::Plain {
+                open.role = p.role;
+            }
+            if open.list == 0 {
+                open.list = p.list;
+            }
+        }
+        if open.role == Role::Item && open.list == 2 {
+            open.role = Role::Ordered;
+        }
         open.marks = self
             .stack
             .last()
@@ -152,12 +179,94 @@ impl State {
     }
 
     fn truncate(&mut self, idx: usize) {
+        let at = self.builder.text.len() as u32;
         for open in self.stack.drain(idx..) {
             self.hidden -= open.hidden as u32;
             self.link -= open.link as u32;
             self.content -= open.content as u32;
+            if let Some(outline) = self.outline.as_deref_mut() {
+                for c in [open.link_capture, open.byline_capture] {
+                    if c != NO_CAPTURE {
+                        outline.end_capture(c, at);
+                    }
+                }
+            }
         }
         self.in_title = false;
+    }
+
+    /// The outline's share of a `<meta>` or `<link>`.
+    fn outline_void(&mut self, name: &str, attrs: Attrs) {
+        let (Some(o), Some(m)) = (self.outline.as_deref_mut(), attrs.more) else {
+            return;
+        };
+        let m = *m;
+        if name == "meta" {
+            if let Some(content) = m.content {
+                let key = m.name.or(m.property).map(|k| k.to_ascii_lowercase());
+                let key = key.or(attrs
+                    .itemprop
+                    .map(|p| format!("itemprop:{}", p.to_ascii_lowercase())));
+                if let Some(key) = key {
+                    o.meta(&key, content);
+                }
+            }
+        } else if o.canonical.is_none()
+            && m.rel.as_deref().is_some_and(|r| {
+                r.split_ascii_whitespace()
+                    .any(|t| t.eq_ignore_ascii_case("canonical"))
+            })
+        {
+            o.canonical = m.href;
+        }
+    }
+
+    /// The outline's share of an element with content: `lang`, JSON-LD,
+    /// `itemprop` values, `<time>`, and the link and byline captures it opens.
+    fn outline_element(&mut self, name: &str, attrs: &Attrs, m: MoreAttrs) -> (u32, u32) {
+        let at = self.builder.text.len() as u32;
+        let Some(o) = self.outline.as_deref_mut() else {
+            return (NO_CAPTURE, NO_CAPTURE);
+        };
+        match name {
+            "html" => o.lang = o.lang.take().or(m.lang),
+            "script" => {
+                let json_ld = m.kind.as_deref().is_some_and(|t| t.contains("ld+json"));
+                self.json_ld = json_ld.then_some(true);
+            }
+            "time" => {
+                if let Some(dt) = m.datetime.clone() {
+                    o.time(dt);
+                }
+            }
+            _ => {}
+        }
+        if let Some(prop) = attrs.itemprop.as_deref() {
+            if let Some(v) = m.content.or(m.datetime) {
+                o.meta(&format!("itemprop:{prop}"), v);
+            }
+        }
+        let mut link = NO_CAPTURE;
+        if name == "a" {
+            if let Some(href) = m.href {
+                link = o.capture(at, Captured::Link(href)).unwrap_or(NO_CAPTURE);
+            }
+        }
+        let byline = attrs
+            .itemprop
+            .as_deref()
+            .is_some_and(|p| p.eq_ignore_ascii_case("author"))
+            || m.rel
+                .as_deref()
+                .is_some_and(|r| r.eq_ignore_ascii_case("author"))
+            || attrs.class.as_deref().is_some_and(outline::names_byline)
+            || attrs.id.as_deref().is_some_and(outline::names_byline);
+        let byline = if byline {
+            o.capture(at, Captured::Byline).unwrap_or(NO_CAPTURE)
+        } else {
+            NO_CAPTURE
+        };
+        (link, byline)
     }
 
     fn text(&mut self, chunk: &str, last: bool) {
@@ -165,10 +274,11 @@ impl State {
             self.pending.clear();
             return;
         }
+        let role = self.stack.last().map_or(Role::Plain, |o| o.role);
         if self.pending.is_empty() && !chunk.contains('&') {
             let flags = self.flags();
             self.builder
-                .push_text(chunk, flags, self.stack.len() as u32);
+                .push_text(chunk, flags, self.stack.len() as u32, role);
             return;
         }
         self.pending.push_str(chunk);
@@ -177,7 +287,7 @@ impl State {
             let decoded = html_escape::decode_html_entities(&pending);
             let flags = self.flags();
             self.builder
-                .push_text(&decoded, flags, self.stack.len() as u32);
+                .push_text(&decoded, flags, self.stack.len() as u32, role);
             self.pending = pending;
             self.pending.clear();
         }
@@ -196,13 +306,49 @@ struct Attrs {
     /// `hidden`, or an inline style that hides the element.
     hidden: bool,
     aria_hidden: bool,
+    /// Read only for the outline.
+    more: Option<Box<MoreAttrs>>,
+}
+
+/// The attributes only the outline reads.
+#[derive(Default)]
+struct MoreAttrs {
+    href: Option<String>,
+    rel: Option<String>,
+    content: Option<String>,
+    datetime: Option<String>,
+    name: Option<String>,
+    property: Option<String>,
+    lang: Option<String>,
+    kind: Option<String>,
 }
 
 impl Attrs {
-    fn read(el: &Element) -> Self {
+    fn read(el: &Element, outline: bool) -> Self {
         let mut a = Attrs::default();
+        if outline {
+            a.more = Some(Box::default());
+        }
         for attr in el.attributes() {
-            match attr.name().as_str() {
+            let name = attr.name();
+            let mut ignored = None;
+            if let Some(m) = a.more.as_deref_mut() {
+                let slot = match name.as_str() {
+                    "href" => &mut m.href,
+                    "rel" => &mut m.rel,
+                    "content" => &mut m.content,
+                    "datetime" => &mut m.datetime,
+                    "name" => &mut m.name,
+                    "property" => &mut m.property,
+                    "lang" => &mut m.lang,
+                    "type" => &mut m.kind,
+                    _ => &mut ignored,
+                };
+                if slot.is_none() {
+                    *slot = Some(attr.value());
+                }
+            }
+            match name.as_str() {
                 "class" => a.class = Some(attr.value()),
                 "id" => a.id = Some(attr.value()),
                 "role" => a.role = Some(attr.value()),
@@ -232,8 +378,25 @@ const NOSCRIPT_MIN_BYTES: usize = 2048;
 /// Analyses `html` (already decoded to UTF-8). `content_rule`, when the page's
 /// site has one, is the selector of the element that holds the content.
 pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, AnalyseError> {
+    analyse_with(html, content_rule, false)
+}
+
+/// As `analyse`, keeping the page's outline too (metadata, links, bylines).
+pub fn analyse_outlined(
+    html: &str,
+    content_rule: Option<&Selector>,
+) -> Result<Analysis, AnalyseError> {
+    analyse_with(html, content_rule, true)
+}
+
+fn analyse_with(
+    html: &str,
+    content_rule: Option<&Selector>,
+    outlined: bool,
+) -> Result<Analysis, AnalyseError> {
     let state = Rc::new(RefCell::new(State {
         builder: text::TextBuilder::with_capacity(html.len() / 4),
+        outline: outlined.then(Box::default),
         ..Default::default()
     }));
     {
@@ -255,10 +418,21 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                     TagKind::Title if st.title.is_none() => st.in_title = true,
                     _ => {}
                 }
+                if name == "tr" {
+                    st.builder.row();
+                }
+                let outlined = st.outline.is_some();
                 if !el.can_have_content() {
+                    if outlined && matches!(name.as_str(), "meta" | "link") {
+                        st.outline_void(&name, Attrs::read(el, true));
+                    }
                     return Ok(());
                 }
-                let attrs = Attrs::read(el);
+                let mut attrs = Attrs::read(el, outlined);
+                let (link_capture, byline_capture) = match attrs.more.take() {
+                    Some(more) => st.outline_element(&name, &attrs, *more),
+                    None => (NO_CAPTURE, NO_CAPTURE),
+                };
                 let link = name == "a" && attrs.href;
                 if link {
                     st.builder.link();
@@ -314,6 +488,10 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                         content: false,
                         flags,
                         marks: tags::Marks::default(),
+                        role: tags::role(&name, level),
+                        list: tags::list(&name),
+                        link_capture,
+                        byline_capture,
                     },
                     hint,
                 );
@@ -334,6 +512,13 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
                     TextType::RCData if st.in_title => {
                         let title = st.title.get_or_insert_with(String::new);
                         title.push_str(t.as_str());
+                    }
+                    TextType::ScriptData if st.json_ld.is_some() => {
+                        let first = st.json_ld == Some(true);
+                        st.json_ld = (!t.last_in_text_node()).then_some(false);
+                        if let Some(o) = st.outline.as_deref_mut() {
+                            o.json_ld_text(t.as_str(), first);
+                        }
                     }
                     TextType::RawText
                         if st.stack.last().is_some_and(|o| o.kind == TagKind::NoScript) =>
@@ -382,6 +567,10 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
     }
     let mut st = std::mem::take(&mut *state.borrow_mut());
     let trailing_tags = st.builder.finish();
+    let mut outline = st.outline.take();
+    if let Some(o) = outline.as_deref_mut() {
+        o.finish(st.builder.text.len() as u32);
+    }
     let title = st
         .title
         .map(|t| {
@@ -395,9 +584,20 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
     // without JavaScript only inside <noscript>: when it holds much more text
     // than the rest of the page, it is the page.
     if noscript.len() >= NOSCRIPT_MIN_BYTES && noscript.len() > b.text.len() {
-        let inner = analyse(&noscript, content_rule)?;
+        let mut inner = analyse_with(&noscript, content_rule, outlined)?;
         if inner.words > 2 * b.words + 50 {
-            return Ok(Analysis { title, ..inner });
+            // The head's metadata is the outer page's; links and bylines the inner's.
+            if let (Some(outer), Some(inner)) =
+                (outline.as_deref_mut(), inner.outline.as_deref_mut())
+            {
+                outer.captures = std::mem::take(&mut inner.captures);
+                outer.times.append(&mut inner.times);
+            }
+            return Ok(Analysis {
+                title,
+                outline,
+                ..inner
+            });
         }
     }
     Ok(Analysis {
@@ -410,6 +610,7 @@ pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, 
         links: b.links,
         title,
         content_tag: content_rule.map(|_| st.content_matched),
+        outline,
     })
 }
 
@@ -505,6 +706,27 @@ mod tests {
             "<svg><p>x</svg>text",
         ] {
             analyse(html, None).unwrap();
+            analyse_outlined(html, None).unwrap();
         }
+    }
+
+    #[test]
+    fn the_outline_stays_linear_and_bounded_on_nesting() {
+        // 100,000 nested links and bylines: every capture closes in O(1), and
+        // the outline keeps at most its cap.
+        let n = 100_000;
+        let html = format!(
+            "{}text{}",
+            r#"<a href="/x" class="author">"#.repeat(n),
+            "</a>".repeat(n)
+        );
+        let started = std::time::Instant::now();
+        let a = analyse_outlined(&html, None).unwrap();
+        let o = a.outline.as_deref().unwrap();
+        assert!(o.captures.len() <= 20_000);
+        assert!(o.captures.iter().all(|c| c.end != u32::MAX));
+        let meta = crate::extract::metadata::metadata(&a, "https://e.com/");
+        assert_eq!(meta.author.as_deref(), Some("text"));
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     }
 }

@@ -267,3 +267,26 @@ where
     }
     None
 }
+
+/// The outline role an element gives its text (`Plain`: its parent's).
+pub fn role(name: &str, heading_level: u8) -> super::Role {
+    use super::Role;
+    match name {
+        _ if heading_level > 0 => Role::Heading(heading_level),
+        "li" => Role::Item,
+        "td" => Role::Cell,
+        "th" => Role::HeaderCell,
+        "pre" => Role::Pre,
+        "blockquote" => Role::Quote,
+        _ => Role::Plain,
+    }
+}
+
+/// The list kind an element starts: 1 unordered, 2 ordered, 0 none.
+pub fn list(name: &str) -> u8 {
+    match name {
+        "ul" | "menu" => 1,
+        "ol" => 2,
+        _ => 0,
+    }
+}

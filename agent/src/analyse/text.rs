@@ -60,6 +60,28 @@ pub struct Segment {
     pub flags: u16,
 }
 
+/// What a paragraph is in the page's outline: the innermost structural
+/// element around its first text. Markdown output is written from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    #[default]
+    Plain,
+    /// `h1`..`h6`, with its level.
+    Heading(u8),
+    /// A list item of a `ul` (or of no list).
+    Item,
+    /// A list item of an `ol`.
+    Ordered,
+    /// A table cell (`td`).
+    Cell,
+    /// A table header cell (`th`).
+    HeaderCell,
+    /// Preformatted text (`pre`).
+    Pre,
+    /// A `blockquote`.
+    Quote,
+}
+
 /// A paragraph: a byte range in `Analysis::text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Block {
@@ -67,6 +89,10 @@ pub struct Block {
     pub end: u32,
     /// Open elements when its first text arrived: how deep in the page it sits.
     pub depth: u32,
+    /// Its role in the outline.
+    pub role: Role,
+    /// The first text of a table row (`tr`) is in this block.
+    pub row: bool,
 }
 
 /// Builds the text and its tables; see the module documentation.
@@ -78,6 +104,10 @@ pub struct TextBuilder {
     block_start: usize,
     /// Depth of the current paragraph (see `Block::depth`).
     block_depth: u32,
+    block_role: Role,
+    block_row: bool,
+    /// A table row started and no text has come since.
+    row_pending: bool,
     pending_space: bool,
     pending_tags: u32,
     pending_links: u32,
@@ -112,6 +142,12 @@ impl TextBuilder {
         self.links += 1;
     }
 
+    /// A `<tr>`: the next paragraph starts a table row.
+    #[inline]
+    pub fn row(&mut self) {
+        self.row_pending = true;
+    }
+
     /// A `<br>`: a line break, and with a second one in a row, a paragraph break.
     pub fn br(&mut self) {
         if self.after_br {
@@ -129,6 +165,8 @@ impl TextBuilder {
                 start: self.block_start as u32,
                 end: self.text.len() as u32,
                 depth: self.block_depth,
+                role: self.block_role,
+                row: self.block_row,
             });
             self.text.push('\n');
             self.block_start = self.text.len();
@@ -138,10 +176,12 @@ impl TextBuilder {
     }
 
     /// Appends visible text (entities already decoded); `depth` is the
-    /// number of open elements around it.
-    pub fn push_text(&mut self, s: &str, flags: u16, depth: u32) {
+    /// number of open elements around it, `role` the innermost structural one's.
+    pub fn push_text(&mut self, s: &str, flags: u16, depth: u32, role: Role) {
         if self.text.len() == self.block_start {
             self.block_depth = depth;
+            self.block_role = role;
+            self.block_row = false;
         }
         let bytes = s.as_bytes();
         let mut i = 0;
@@ -168,6 +208,10 @@ impl TextBuilder {
             }
             self.pending_space = false;
             self.after_br = false;
+            if block_empty && self.row_pending {
+                self.row_pending = false;
+                self.block_row = true;
+            }
             if seg_start.is_none() {
                 seg_start = Some(self.text.len());
             }
@@ -230,11 +274,11 @@ mod tests {
     #[test]
     fn collapses_whitespace_and_counts_words_across_inline_tags() {
         let mut b = TextBuilder::default();
-        b.push_text("  red-", 0, 0);
+        b.push_text("  red-", 0, 0, Role::Plain);
         b.tag();
-        b.push_text("or", 0, 0);
+        b.push_text("or", 0, 0, Role::Plain);
         b.tag();
-        b.push_text("-blue   sky\n", 0, 0);
+        b.push_text("-blue   sky\n", 0, 0, Role::Plain);
         b.finish();
         assert_eq!(b.text, "red-or-blue sky");
         assert_eq!(b.words, 2);
@@ -245,16 +289,16 @@ mod tests {
     #[test]
     fn blocks_are_separated_and_double_br_breaks() {
         let mut b = TextBuilder::default();
-        b.push_text("one two", 0, 0);
+        b.push_text("one two", 0, 0, Role::Plain);
         b.block_break();
         b.block_break(); // empty block: nothing
-        b.push_text("three", 0, 0);
+        b.push_text("three", 0, 0, Role::Plain);
         b.br();
-        b.push_text("four", 0, 0);
+        b.push_text("four", 0, 0, Role::Plain);
         b.br();
-        b.push_text(" ", 0, 0);
+        b.push_text(" ", 0, 0, Role::Plain);
         b.br();
-        b.push_text("five", 0, 0);
+        b.push_text("five", 0, 0, Role::Plain);
         b.finish();
         assert_eq!(b.text, "one two\nthree four\nfive");
         assert_eq!(b.blocks.len(), 3);
@@ -265,7 +309,7 @@ mod tests {
     #[test]
     fn cjk_characters_are_words() {
         let mut b = TextBuilder::default();
-        b.push_text("中文网页 abc", 0, 0);
+        b.push_text("中文网页 abc", 0, 0, Role::Plain);
         b.finish();
         assert_eq!(b.words, 5);
     }

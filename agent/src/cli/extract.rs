@@ -1,123 +1,222 @@
-//! `crawlsieve extract`: the main content of HTML files.
+//! `crawlsieve extract`: the main content of pages, as text, Markdown or
+//! JSON with the page's metadata. Reads what `scan` reads (HTML files, WARC,
+//! JSONL pages, directories of them), one page after another, in order.
 
 use super::ConfigArgs;
-use crawlsieve::sources::read_capped;
-use crawlsieve::{Page, Pipeline};
-use std::io::{BufRead, BufReader, Write};
+use crawlsieve::page::{Input, Origin};
+use crawlsieve::sources::{self, Limits, SourceStats};
+use crawlsieve::Pipeline;
+use std::io::Write;
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The content, paragraphs separated by newlines.
+    Text,
+    /// The content as Markdown (headings, lists, tables, code, links).
+    Markdown,
+    /// One JSON object per page: metadata, language, page type, text and Markdown.
+    Json,
+}
 
 #[derive(clap::Args)]
 pub struct ExtractArgs {
     #[command(flatten)]
     config: ConfigArgs,
-    /// One JSON line per file: {"path": <as given>, "content": <paragraphs separated by \n>}.
-    #[arg(long)]
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// One JSON line per page: {"path", "url", "content"} (`--format json` gives more).
+    #[arg(long, conflicts_with = "format")]
     jsonl: bool,
-    /// One JSON line per file with every block's text and feature row (the
+    /// The page's URL, for an HTML file given alone (resolves links and the
+    /// canonical URL, and the URL is evidence of the page type).
+    #[arg(long)]
+    url: Option<String>,
+    /// One JSON line per page with every block's text and feature row (the
     /// training data of `bench/train_extractor.py`).
     #[arg(long, hide = true)]
     block_features: bool,
-    /// Print the names of the feature row as a JSON list.
+    /// One JSON line per page with its page-type feature row (the training
+    /// data of `bench/train_pagetype.py`).
+    #[arg(long, hide = true)]
+    page_features: bool,
+    /// Print the names of the block (with `--page-features`: page) feature row as a JSON list.
     #[arg(long, hide = true)]
     feature_names: bool,
-    /// HTML files, plain or gzip.
+    /// HTML files (plain or gzip), WARC files, JSONL page files, or directories
+    /// of them; `-` reads stdin.
     #[arg(required_unless_present = "feature_names")]
-    files: Vec<String>,
-}
-
-#[derive(serde::Serialize)]
-struct Line<'a> {
-    path: &'a str,
-    content: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
+    inputs: Vec<String>,
 }
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     if args.feature_names {
-        println!(
-            "{}",
-            serde_json::to_string(&crawlsieve::extract::features::names())?
-        );
+        let names = if args.page_features {
+            crawlsieve::extract::pagetype::NAMES
+                .iter()
+                .map(|n| n.to_string())
+                .collect()
+        } else {
+            crawlsieve::extract::features::names()
+        };
+        println!("{}", serde_json::to_string(&names)?);
         return Ok(0);
     }
     let settings = args.config.load(&[])?;
-    let max = settings.input.max_page_bytes;
+    let limits = Limits::from_settings(&settings);
     let pipeline = Pipeline::new(settings)?;
+    let paths = sources::expand_inputs(&args.inputs)?;
+    if args.url.is_some() && paths.len() != 1 {
+        anyhow::bail!(
+            "--url names the URL of one HTML file; {} inputs given",
+            paths.len()
+        );
+    }
+    let mut inputs = Vec::new();
+    for path in &paths {
+        inputs.push(sources::open(path, &limits)?);
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut failed = 0;
-    if args.block_features {
-        for path in &args.files {
-            let rows = read_file(path, max)
-                .and_then(|body| pipeline.block_rows(&Page::new(format!("file://{path}"), body)));
-            let rows = rows.unwrap_or_else(|e| {
-                failed += 1;
-                eprintln!("crawlsieve: {path}: {e}");
-                Vec::new()
-            });
-            serde_json::to_writer(&mut out, &serde_json::json!({"path": path, "blocks": rows}))?;
-            writeln!(out)?;
-        }
-        out.flush()?;
-        return Ok(if failed > 0 { 1 } else { 0 });
-    }
-    for path in &args.files {
-        let result = read_file(path, max).and_then(|body| {
-            let url = format!("file://{path}");
-            pipeline
-                .extract(&Page::new(url, body))
-                .map_err(|e| e.to_string())
-        });
-        match (&result, args.jsonl) {
-            (Ok(x), true) => {
-                serde_json::to_writer(
-                    &mut out,
-                    &Line {
-                        path,
-                        content: &x.content,
-                        error: None,
-                    },
-                )?;
-                writeln!(out)?;
-            }
-            (Ok(x), false) => {
-                if args.files.len() > 1 {
-                    writeln!(out, "==> {path} <==")?;
+    let mut writer = Writer {
+        pipeline: &pipeline,
+        args: &args,
+        failed: 0,
+        pages: 0,
+        several: paths.len() > 1,
+    };
+    let mut stats = SourceStats::default();
+    for mut source in inputs {
+        let mut emit = |input: Input| -> anyhow::Result<()> {
+            let input = match (input, &args.url) {
+                (Input::Page(mut page), Some(url))
+                    if matches!(page.origin, Origin::File { .. }) =>
+                {
+                    page.url = url.clone().into();
+                    Input::Page(page)
                 }
-                writeln!(out, "{}", x.content)?;
-            }
-            (Err(e), true) => {
-                failed += 1;
-                serde_json::to_writer(
-                    &mut out,
-                    &Line {
-                        path,
-                        content: "",
-                        error: Some(e),
-                    },
-                )?;
-                writeln!(out)?;
-            }
-            (Err(e), false) => {
-                failed += 1;
-                eprintln!("crawlsieve: {path}: {e}");
-            }
-        }
+                (input, _) => input,
+            };
+            writer.write(&input, &mut out)
+        };
+        source.run(&mut emit, &mut stats)?;
     }
     out.flush()?;
-    Ok(if failed > 0 { 1 } else { 0 })
+    for failure in &stats.failures {
+        eprintln!("crawlsieve: {failure}");
+        writer.failed += 1;
+    }
+    Ok(if writer.failed > 0 { 1 } else { 0 })
 }
 
-fn read_file(path: &str, max: usize) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut r: Box<dyn BufRead> = Box::new(BufReader::new(file));
-    if r.fill_buf()
-        .map_err(|e| e.to_string())?
-        .starts_with(&[0x1f, 0x8b])
-    {
-        r = Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(r)));
+/// What one page gives, before it is written.
+enum Shown {
+    Plain(String),
+    Json(serde_json::Value),
+}
+
+struct Writer<'a> {
+    pipeline: &'a Pipeline,
+    args: &'a ExtractArgs,
+    failed: u64,
+    pages: u64,
+    /// More than one input: text and Markdown output name each page.
+    several: bool,
+}
+
+impl Writer<'_> {
+    fn write(&mut self, input: &Input, out: &mut impl Write) -> anyhow::Result<()> {
+        self.pages += 1;
+        let (page, path) = match input {
+            Input::Page(page) => (page, origin_path(&page.origin)),
+            Input::Broken(b) => {
+                let path = origin_path(&b.origin);
+                return self.error(out, &path, b.url.as_deref().unwrap_or(""), &b.reason);
+            }
+        };
+        let url = page.url.to_string();
+        let p = self.pipeline;
+        let json = |v: serde_json::Value| Shown::Json(v);
+        let shown: Result<Shown, String> = if self.args.block_features {
+            p.block_rows(page)
+                .map(|rows| json(serde_json::json!({ "blocks": rows })))
+        } else if self.args.page_features {
+            p.page_row(page)
+                .map(|row| json(serde_json::json!({ "row": row })))
+        } else {
+            match (self.args.jsonl, self.args.format) {
+                (true, _) => p
+                    .extract(page)
+                    .map(|x| json(serde_json::json!({ "content": x.content }))),
+                (false, Format::Text) => p.extract(page).map(|x| Shown::Plain(x.content)),
+                (false, Format::Markdown) => p
+                    .document(page, true)
+                    .map(|d| Shown::Plain(d.markdown.unwrap_or_default())),
+                (false, Format::Json) => p
+                    .document(page, true)
+                    .and_then(|d| serde_json::to_value(&d).map_err(|e| e.to_string()))
+                    .map(json),
+            }
+        };
+        match shown {
+            Ok(Shown::Plain(text)) => self.plain(out, &url, &text),
+            Ok(Shown::Json(fields)) => {
+                // `path` and `url` first, then what the format gives.
+                let mut line = serde_json::Map::new();
+                line.insert("path".into(), path.into());
+                line.insert("url".into(), url.into());
+                if let serde_json::Value::Object(fields) = fields {
+                    line.extend(fields);
+                }
+                serde_json::to_writer(&mut *out, &line)?;
+                writeln!(out)?;
+                Ok(())
+            }
+            Err(e) => self.error(out, &path, &url, &e),
+        }
     }
-    read_capped(&mut r, max)
-        .map(|(b, _)| b)
-        .map_err(|e| e.to_string())
+
+    fn plain(&self, out: &mut impl Write, url: &str, text: &str) -> anyhow::Result<()> {
+        if self.several {
+            writeln!(out, "==> {url} <==")?;
+        }
+        writeln!(out, "{text}")?;
+        Ok(())
+    }
+
+    /// A page that could not be extracted: a JSON line with `error` in the
+    /// JSON formats, a message on stderr otherwise; the exit code says so.
+    fn error(
+        &mut self,
+        out: &mut impl Write,
+        path: &str,
+        url: &str,
+        why: &str,
+    ) -> anyhow::Result<()> {
+        self.failed += 1;
+        let json = self.args.jsonl
+            || self.args.block_features
+            || self.args.page_features
+            || self.args.format == Format::Json;
+        if json {
+            serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({"path": path, "url": url, "error": why}),
+            )?;
+            writeln!(out)?;
+        } else {
+            eprintln!("crawlsieve: {path}: {why}");
+        }
+        Ok(())
+    }
+}
+
+/// The input file a page came from.
+fn origin_path(origin: &Origin) -> String {
+    match origin {
+        Origin::File { file } | Origin::Jsonl { file, .. } | Origin::Warc { file, .. } => {
+            file.clone()
+        }
+        _ => String::new(),
+    }
 }

@@ -404,6 +404,8 @@ mod tests {
                         start: 0,
                         end: 0,
                         depth: (x % 9) as u32,
+                        role: Default::default(),
+                        row: false,
                     }
                 })
                 .collect();

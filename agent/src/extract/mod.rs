@@ -17,8 +17,12 @@
 //!   text and form controls are left out, and so are short blocks made
 //!   mostly of link text (a "related posts" list inside an article).
 
+pub mod dates;
 pub mod features;
+pub mod markdown;
+pub mod metadata;
 pub mod model;
+pub mod pagetype;
 pub mod plateau;
 
 use crate::analyse::{Analysis, Segment, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK, IN_UI};

@@ -9,6 +9,8 @@
 use crate::analyse::{self, Analysis};
 use crate::chunks::{self, Chunks};
 use crate::decode::decode;
+use crate::extract::metadata::Metadata;
+use crate::extract::pagetype::{self, PageType};
 use crate::extract::{self, Content};
 use crate::labels::{LabeledSets, LabelsHandle};
 use crate::language;
@@ -35,6 +37,7 @@ pub struct Pipeline {
     rules: Vec<CompiledRule>,
     labels: LabelsHandle,
     scorer: extract::Scorer,
+    page_types: pagetype::Model,
 }
 
 /// What a labeled set built from a document holds.
@@ -57,6 +60,24 @@ pub struct Extracted {
     /// Paragraphs separated by `\n`.
     pub content: String,
     pub words: u32,
+}
+
+/// Everything `crawlsieve extract --format markdown|json` gives: the content
+/// as text and Markdown, the page's metadata, language and type.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Document {
+    #[serde(flatten)]
+    pub metadata: Metadata,
+    /// ISO 639-3 code of the content's language, detected (`None`: unknown).
+    pub language: Option<&'static str>,
+    #[serde(flatten)]
+    pub page_type: PageType,
+    pub words: u32,
+    /// Paragraphs separated by `\n`.
+    pub text: String,
+    /// The content as Markdown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
 }
 
 impl Pipeline {
@@ -88,6 +109,7 @@ impl Pipeline {
         }
         Ok(Pipeline {
             scorer: settings.scorer()?,
+            page_types: pagetype::Model::shipped(),
             settings,
             stop,
             rules,
@@ -217,6 +239,45 @@ impl Pipeline {
             content: content.text(&analysis),
             words: content.words,
         })
+    }
+
+    /// The content with its structure and the page's metadata, language and
+    /// type (one HTML pass that also keeps the page's outline). `markdown`:
+    /// render the content as Markdown too.
+    pub fn document(&self, page: &Page, markdown: bool) -> Result<Document, String> {
+        let (analysis, content, metadata) = self.outlined(page)?;
+        let row = pagetype::features(&analysis, &content, &metadata, &page.url);
+        let page_type = self.page_types.classify(&row);
+        let lang = &self.settings.language;
+        let text = content.text(&analysis);
+        let language = language::detect(&text, lang.sample_bytes, lang.min_confidence).code;
+        Ok(Document {
+            metadata,
+            language,
+            page_type,
+            words: content.words,
+            markdown: markdown.then(|| extract::markdown::markdown(&analysis, &content, &page.url)),
+            text,
+        })
+    }
+
+    /// The page-level feature row the page-type model reads (what
+    /// `bench/train_pagetype.py` learns from).
+    pub fn page_row(&self, page: &Page) -> Result<Vec<f32>, String> {
+        let (analysis, content, metadata) = self.outlined(page)?;
+        Ok(pagetype::features(
+            &analysis, &content, &metadata, &page.url,
+        ))
+    }
+
+    /// The HTML pass with the page's outline, the content and the metadata.
+    fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), String> {
+        let decoded = decode(&page.body, page.content_type.as_deref());
+        let analysis = analyse::analyse_outlined(&decoded.text, self.rule_for(&page.url))
+            .map_err(|e| e.to_string())?;
+        let content = extract::content(&analysis, &self.scorer);
+        let metadata = extract::metadata::metadata(&analysis, &page.url);
+        Ok((analysis, content, metadata))
     }
 
     /// Every block of a page with its feature row (`extract --block-features`,

@@ -1,0 +1,422 @@
+//! What kind of page it is — article, forum, product, listing, collection,
+//! documentation or service (WCXB's seven types) — with a confidence.
+//!
+//! A multinomial logistic regression over page-level features: how the
+//! page's words are spread over links, list items, cells, code, headings and
+//! forms; what its JSON-LD and Open Graph types say; words in its URL path;
+//! prices and reply cues in its text. Trained by `bench/train_pagetype.py`
+//! (scikit-learn at training time only), shipped as `rules/pagetype.json`,
+//! applied here with a dot product per type and a softmax: microseconds.
+
+use super::metadata::Metadata;
+use super::Content;
+use crate::analyse::{
+    Analysis, Role, IN_CELL, IN_CODE, IN_FORM, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P,
+    IN_QUOTE, IN_UI,
+};
+use serde::Deserialize;
+
+/// The shipped model.
+const SHIPPED: &str = include_str!("../../../rules/pagetype.json");
+
+/// Feature names, in row order (the model file names them; a mismatch is a load error).
+pub const NAMES: &[&str] = &[
+    "log_words",
+    "log_content_words",
+    "content_share",
+    "log_links",
+    "link_share",
+    "log_blocks",
+    "log_tags_per_word",
+    "item_share",
+    "cell_share",
+    "code_share",
+    "heading_share",
+    "form_share",
+    "ui_share",
+    "quote_share",
+    "p_share",
+    "meta_share",
+    "log_headings",
+    "log_items",
+    "log_cells",
+    "log_pre",
+    "log_paragraphs",
+    "mean_paragraph_words",
+    "content_item_share",
+    "content_link_share",
+    "ld_article",
+    "ld_product",
+    "ld_forum",
+    "ld_list",
+    "ld_faq",
+    "ld_tech",
+    "ld_service",
+    "og_article",
+    "og_product",
+    "url_product",
+    "url_collection",
+    "url_forum",
+    "url_docs",
+    "url_article",
+    "url_service",
+    "url_date",
+    "url_depth",
+    "url_query",
+    "url_root",
+    "log_prices",
+    "cart",
+    "log_reply_cues",
+    "has_date",
+    "has_author",
+];
+
+/// A page type and the model's probability for it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PageType {
+    #[serde(rename = "page_type")]
+    pub name: String,
+    #[serde(rename = "page_type_confidence")]
+    pub confidence: f64,
+}
+
+/// The regression: standardisation, one weight row and intercept per type.
+#[derive(Debug, Deserialize)]
+pub struct Model {
+    format: u32,
+    features: Vec<String>,
+    classes: Vec<String>,
+    mean: Vec<f32>,
+    scale: Vec<f32>,
+    coef: Vec<Vec<f32>>,
+    intercept: Vec<f32>,
+}
+
+impl Model {
+    /// The model shipped in `rules/pagetype.json`.
+    pub fn shipped() -> Model {
+        Model::parse(SHIPPED).expect("the shipped page-type model is valid (a test checks it)")
+    }
+
+    /// Parses and checks a model file.
+    pub fn parse(json: &str) -> Result<Model, String> {
+        let m: Model = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        if m.format != 1 {
+            return Err(format!(
+                "page-type model format {} (this build reads 1)",
+                m.format
+            ));
+        }
+        if m.features != NAMES {
+            return Err("page-type model trained on other features".into());
+        }
+        let n = NAMES.len();
+        let ok = m.mean.len() == n
+            && m.scale.len() == n
+            && !m.classes.is_empty()
+            && m.coef.len() == m.classes.len()
+            && m.intercept.len() == m.classes.len()
+            && m.coef.iter().all(|r| r.len() == n);
+        if !ok {
+            return Err("page-type model: table sizes do not match".into());
+        }
+        Ok(m)
+    }
+
+    /// The most probable type.
+    pub fn classify(&self, row: &[f32]) -> PageType {
+        let logits: Vec<f32> = self
+            .coef
+            .iter()
+            .zip(&self.intercept)
+            .map(|(w, b)| {
+                let z: f32 = row
+                    .iter()
+                    .zip(&self.mean)
+                    .zip(&self.scale)
+                    .zip(w)
+                    .map(|(((x, m), s), w)| (x - m) / s * w)
+                    .sum();
+                z + b
+            })
+            .collect();
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exp: Vec<f32> = logits.iter().map(|z| (z - max).exp()).collect();
+        let total: f32 = exp.iter().sum();
+        let (best, p) = exp
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, e)| (i, e / total))
+            .unwrap_or((0, 0.0));
+        PageType {
+            name: self.classes[best].clone(),
+            confidence: (f64::from(p) * 1000.0).round() / 1000.0,
+        }
+    }
+}
+
+/// The feature row of a page; see `NAMES`.
+pub fn features(analysis: &Analysis, content: &Content, meta: &Metadata, url: &str) -> Vec<f32> {
+    let words = analysis.words.max(1) as f32;
+    let ln = |x: f32| (1.0 + x).ln();
+    let mut by_flag = [0u32; 16];
+    for s in &analysis.segments {
+        for (bit, slot) in by_flag.iter_mut().enumerate() {
+            if s.flags & (1 << bit) != 0 {
+                *slot += s.words;
+            }
+        }
+    }
+    let share = |flag: u16| by_flag[flag.trailing_zeros() as usize] as f32 / words;
+    let count_role =
+        |f: &dyn Fn(Role) -> bool| analysis.blocks.iter().filter(|b| f(b.role)).count() as f32;
+    let headings = count_role(&|r| matches!(r, Role::Heading(_)));
+    let items = count_role(&|r| matches!(r, Role::Item | Role::Ordered));
+    let cells = count_role(&|r| matches!(r, Role::Cell | Role::HeaderCell));
+    let pre = count_role(&|r| r == Role::Pre);
+    let paragraphs = content.paragraphs.len() as f32;
+    let content_words = content.words as f32;
+    let (content_items, content_links) = content_shares(analysis, content);
+    let types =
+        |names: &[&str]| meta.types.iter().any(|t| names.contains(&t.as_str())) as u8 as f32;
+    let path = url_path(url);
+    let in_path = |words: &[&str]| {
+        path.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|seg| words.contains(&seg)) as u8 as f32
+    };
+    let text = &analysis.text;
+    let lower_sample = text[..floor(text, 200_000)].to_lowercase();
+    let cues = [
+        "reply", "replies", "posted", "joined", "quote", "posts:", "member",
+    ]
+    .iter()
+    .map(|c| lower_sample.matches(c).count())
+    .sum::<usize>() as f32;
+    vec![
+        ln(words),
+        ln(content_words),
+        content_words / words,
+        ln(analysis.links as f32),
+        share(IN_LINK),
+        ln(analysis.blocks.len() as f32),
+        ln(analysis.tags as f32 / words),
+        share(IN_ITEM),
+        share(IN_CELL),
+        share(IN_CODE),
+        share(IN_HEADING),
+        share(IN_FORM),
+        share(IN_UI),
+        share(IN_QUOTE),
+        share(IN_P),
+        share(IN_META),
+        ln(headings),
+        ln(items),
+        ln(cells),
+        ln(pre),
+        ln(paragraphs),
+        if paragraphs > 0.0 {
+            content_words / paragraphs
+        } else {
+            0.0
+        }
+        .min(500.0),
+        content_items,
+        content_links,
+        types(&[
+            "article",
+            "newsarticle",
+            "blogposting",
+            "report",
+            "scholarlyarticle",
+            "recipe",
+            "review",
+            "howto",
+        ]),
+        types(&[
+            "product",
+            "offer",
+            "aggregateoffer",
+            "productgroup",
+            "car",
+            "vehicle",
+        ]),
+        types(&[
+            "discussionforumposting",
+            "qapage",
+            "question",
+            "answer",
+            "comment",
+            "socialmediaposting",
+        ]),
+        types(&[
+            "itemlist",
+            "collectionpage",
+            "searchresultspage",
+            "offercatalog",
+        ]),
+        types(&["faqpage"]),
+        types(&[
+            "techarticle",
+            "apireference",
+            "softwaresourcecode",
+            "softwareapplication",
+        ]),
+        types(&[
+            "service",
+            "localbusiness",
+            "professionalservice",
+            "organization",
+            "corporation",
+            "medicalbusiness",
+            "legalservice",
+            "financialservice",
+            "homeandconstructionbusiness",
+        ]),
+        types(&["article"]),
+        types(&["product", "og:product", "product.item"]),
+        in_path(&[
+            "product", "products", "p", "dp", "item", "shop", "buy", "sku",
+        ]),
+        in_path(&[
+            "collection",
+            "collections",
+            "category",
+            "categories",
+            "c",
+            "tag",
+            "tags",
+            "search",
+            "browse",
+            "catalog",
+            "list",
+        ]),
+        in_path(&[
+            "forum",
+            "forums",
+            "thread",
+            "threads",
+            "t",
+            "topic",
+            "topics",
+            "questions",
+            "community",
+            "discussion",
+            "discussions",
+            "r",
+            "comments",
+            "showthread",
+        ]),
+        in_path(&[
+            "docs",
+            "doc",
+            "documentation",
+            "api",
+            "reference",
+            "manual",
+            "guide",
+            "guides",
+            "learn",
+            "wiki",
+            "help",
+            "support",
+            "kb",
+        ]),
+        in_path(&[
+            "blog", "news", "article", "articles", "post", "posts", "story", "stories",
+        ]),
+        in_path(&[
+            "service",
+            "services",
+            "solutions",
+            "pricing",
+            "about",
+            "contact",
+            "features",
+        ]),
+        super::dates::in_url(url).is_some() as u8 as f32,
+        path.split('/').filter(|s| !s.is_empty()).count() as f32,
+        url.contains('?') as u8 as f32,
+        (path.trim_matches('/').is_empty()) as u8 as f32,
+        ln(prices(&text[..floor(text, 200_000)]) as f32),
+        (lower_sample.contains("add to cart") || lower_sample.contains("add to bag")) as u8 as f32,
+        ln(cues),
+        meta.date.is_some() as u8 as f32,
+        meta.author.is_some() as u8 as f32,
+    ]
+}
+
+/// Of the content's words: the share in list items and cells, the share in links.
+fn content_shares(analysis: &Analysis, content: &Content) -> (f32, f32) {
+    let (mut total, mut items, mut links) = (0u32, 0u32, 0u32);
+    let segs = &analysis.segments;
+    for &(s, e) in &content.paragraphs {
+        let first = segs.partition_point(|g| g.end <= s);
+        for g in segs[first..].iter().take_while(|g| g.start < e) {
+            total += g.words;
+            if g.flags & IN_ITEM != 0 {
+                items += g.words;
+            }
+            if g.flags & IN_LINK != 0 {
+                links += g.words;
+            }
+        }
+    }
+    let t = total.max(1) as f32;
+    (items as f32 / t, links as f32 / t)
+}
+
+/// Prices: a currency sign next to a number.
+fn prices(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut n = 0;
+    for (i, ch) in text.char_indices() {
+        if matches!(ch, '$' | '€' | '£' | '¥') {
+            let after = b.get(i + ch.len_utf8()).is_some_and(u8::is_ascii_digit);
+            let before = i >= 2 && b[i - 1] == b' ' && b[i - 2].is_ascii_digit();
+            if after || before {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn url_path(url: &str) -> String {
+    url::Url::parse(url)
+        .map(|u| u.path().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn floor(s: &str, max: usize) -> usize {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_model_loads() {
+        let m = Model::shipped();
+        assert_eq!(m.classes.len(), 7);
+        assert!(Model::parse("{}").is_err());
+    }
+
+    #[test]
+    fn features_have_their_names() {
+        let a = crate::analyse::analyse_outlined("<p>Price $12.99</p>", None).unwrap();
+        let c = Content::default();
+        let row = features(&a, &c, &Metadata::default(), "https://e.com/products/x");
+        assert_eq!(row.len(), NAMES.len());
+        assert_eq!(
+            row[NAMES.iter().position(|n| *n == "url_product").unwrap()],
+            1.0
+        );
+        assert!(row.iter().all(|x| x.is_finite()));
+    }
+}
