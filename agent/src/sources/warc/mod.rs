@@ -49,49 +49,67 @@ impl Source for WarcSource {
     fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()> {
         let name = self.path.display().to_string();
         let file = std::fs::File::open(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-        let mut raw = Counting::new(BufReader::with_capacity(1 << 16, file));
-        let gz = raw.fill_buf()?.starts_with(&[0x1f, 0x8b]);
-        if !gz {
-            let result = read_stream(&mut raw, &name, &self.limits, emit, stats);
-            stats.bytes += raw.pos;
-            return result;
+        read(
+            BufReader::with_capacity(1 << 16, file),
+            &name,
+            &self.limits,
+            emit,
+            stats,
+        )
+    }
+}
+
+/// Reads a WARC stream, plain or gzip (one member per record, or one for
+/// all); `name` names it in origins and failures.
+pub fn read(
+    r: impl BufRead,
+    name: &str,
+    limits: &Limits,
+    emit: &mut Emit<'_>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<()> {
+    let mut raw = Counting::new(r);
+    let gz = raw.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    if !gz {
+        let result = read_stream(&mut raw, name, limits, emit, stats);
+        stats.bytes += raw.pos;
+        return result;
+    }
+    // One gzip member per record is the WARC convention: the member's
+    // compressed offset is the record's address. A corrupt member is
+    // reported, and reading resumes at the next gzip header.
+    loop {
+        if raw.fill_buf()?.is_empty() {
+            break;
         }
-        // One gzip member per record is the WARC convention: the member's
-        // compressed offset is the record's address. A corrupt member is
-        // reported, and reading resumes at the next gzip header.
-        loop {
-            if raw.fill_buf()?.is_empty() {
-                break;
-            }
-            let member = raw.pos;
-            let mut records =
-                Counting::new(BufReader::with_capacity(1 << 16, GzDecoder::new(&mut raw)));
-            let result = read_records(&mut records, &self.limits, emit, stats, |_| Origin::Warc {
-                file: name.clone(),
-                offset: member,
-                record_id: None,
-            });
-            drop(records);
-            match result {
-                Ok(()) => {}
-                Err(ReadError::Consumer(e)) => return Err(e),
-                Err(ReadError::Input(why)) => {
-                    stats
-                        .failures
-                        .push(format!("{name}: gzip member at byte {member}: {why}"));
-                    stats.skip("corrupt_record");
-                    if raw.pos <= member {
-                        raw.consume_n(1)?;
-                    }
-                    if !skip_to_gzip_header(&mut raw)? {
-                        break;
-                    }
+        let member = raw.pos;
+        let mut records =
+            Counting::new(BufReader::with_capacity(1 << 16, GzDecoder::new(&mut raw)));
+        let result = read_records(&mut records, limits, emit, stats, |_| Origin::Warc {
+            file: name.to_string(),
+            offset: member,
+            record_id: None,
+        });
+        drop(records);
+        match result {
+            Ok(()) => {}
+            Err(ReadError::Consumer(e)) => return Err(e),
+            Err(ReadError::Input(why)) => {
+                stats
+                    .failures
+                    .push(format!("{name}: gzip member at byte {member}: {why}"));
+                stats.skip("corrupt_record");
+                if raw.pos <= member {
+                    raw.consume_n(1)?;
+                }
+                if !skip_to_gzip_header(&mut raw)? {
+                    break;
                 }
             }
         }
-        stats.bytes += raw.pos;
-        Ok(())
     }
+    stats.bytes += raw.pos;
+    Ok(())
 }
 
 /// Reads the records of an uncompressed WARC stream (offsets are stream

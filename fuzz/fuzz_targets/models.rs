@@ -1,0 +1,19 @@
+//! The model files a `rules_dir` may hold: the block scorer's trees and the
+//! page-type regression. A malformed file is an error, never a panic.
+#![no_main]
+
+use crawlsieve::extract::{model, pagetype};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(m) = model::Model::parse(text) {
+        let row = [0.5f32; crawlsieve::extract::features::N];
+        let _ = m.decide_all(&[row]);
+    }
+    if let Ok(m) = pagetype::Model::parse(text) {
+        let _ = m.classify(&vec![1.0; pagetype::NAMES.len()]);
+    }
+});

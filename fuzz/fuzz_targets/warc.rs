@@ -1,0 +1,20 @@
+//! The WARC reader, plain and gzip (the input's first bytes decide, as they
+//! do for a file), in memory.
+#![no_main]
+
+use crawlsieve::sources::{warc, Limits, SourceStats};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits {
+        max_page_bytes: 1 << 20,
+        html_content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
+    };
+    let mut stats = SourceStats::default();
+    let mut pages = 0u64;
+    let mut emit = |_input: crawlsieve::Input| -> anyhow::Result<()> {
+        pages += 1;
+        Ok(())
+    };
+    let _ = warc::read(data, "fuzz.warc", &limits, &mut emit, &mut stats);
+});
