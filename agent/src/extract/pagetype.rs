@@ -156,10 +156,154 @@ impl Model {
     }
 }
 
+/// `@type`s of JSON-LD and Open Graph types, one group per row entry
+/// (`ld_article` .. `og_product`).
+const TYPE_GROUPS: [&[&str]; 9] = [
+    &[
+        "article",
+        "newsarticle",
+        "blogposting",
+        "report",
+        "scholarlyarticle",
+        "recipe",
+        "review",
+        "howto",
+    ],
+    &[
+        "product",
+        "offer",
+        "aggregateoffer",
+        "productgroup",
+        "car",
+        "vehicle",
+    ],
+    &[
+        "discussionforumposting",
+        "qapage",
+        "question",
+        "answer",
+        "comment",
+        "socialmediaposting",
+    ],
+    &[
+        "itemlist",
+        "collectionpage",
+        "searchresultspage",
+        "offercatalog",
+    ],
+    &["faqpage"],
+    &[
+        "techarticle",
+        "apireference",
+        "softwaresourcecode",
+        "softwareapplication",
+    ],
+    &[
+        "service",
+        "localbusiness",
+        "professionalservice",
+        "organization",
+        "corporation",
+        "medicalbusiness",
+        "legalservice",
+        "financialservice",
+        "homeandconstructionbusiness",
+    ],
+    &["article"],
+    &["product", "og:product", "product.item"],
+];
+
+/// Words of the URL path, one group per row entry (`url_product` .. `url_service`).
+const PATH_GROUPS: [&[&str]; 6] = [
+    &[
+        "product", "products", "p", "dp", "item", "shop", "buy", "sku",
+    ],
+    &[
+        "collection",
+        "collections",
+        "category",
+        "categories",
+        "c",
+        "tag",
+        "tags",
+        "search",
+        "browse",
+        "catalog",
+        "list",
+    ],
+    &[
+        "forum",
+        "forums",
+        "thread",
+        "threads",
+        "t",
+        "topic",
+        "topics",
+        "questions",
+        "community",
+        "discussion",
+        "discussions",
+        "r",
+        "comments",
+        "showthread",
+    ],
+    &[
+        "docs",
+        "doc",
+        "documentation",
+        "api",
+        "reference",
+        "manual",
+        "guide",
+        "guides",
+        "learn",
+        "wiki",
+        "help",
+        "support",
+        "kb",
+    ],
+    &[
+        "blog", "news", "article", "articles", "post", "posts", "story", "stories",
+    ],
+    &[
+        "service",
+        "services",
+        "solutions",
+        "pricing",
+        "about",
+        "contact",
+        "features",
+    ],
+];
+
+/// Words that forum pages repeat (`log_reply_cues`).
+const REPLY_CUES: &[&str] = &[
+    "reply", "replies", "posted", "joined", "quote", "posts:", "member",
+];
+
 /// The feature row of a page; see `NAMES`.
 pub fn features(analysis: &Analysis, content: &Content, meta: &Metadata, url: &str) -> Vec<f32> {
+    let mut row = Vec::with_capacity(NAMES.len());
+    structure(analysis, content, &mut row);
+    row.extend(
+        TYPE_GROUPS
+            .iter()
+            .map(|g| meta.types.iter().any(|t| g.contains(&t.as_str())) as u8 as f32),
+    );
+    url_features(url, &mut row);
+    text_cues(&analysis.text, &mut row);
+    row.push(meta.date.is_some() as u8 as f32);
+    row.push(meta.author.is_some() as u8 as f32);
+    row
+}
+
+fn ln(x: f32) -> f32 {
+    (1.0 + x).ln()
+}
+
+/// How the page's words spread over contexts and roles, and the content's share.
+fn structure(analysis: &Analysis, content: &Content, row: &mut Vec<f32>) {
     let words = analysis.words.max(1) as f32;
-    let ln = |x: f32| (1.0 + x).ln();
     let mut by_flag = [0u32; 16];
     for s in &analysis.segments {
         for (bit, slot) in by_flag.iter_mut().enumerate() {
@@ -171,29 +315,10 @@ pub fn features(analysis: &Analysis, content: &Content, meta: &Metadata, url: &s
     let share = |flag: u16| by_flag[flag.trailing_zeros() as usize] as f32 / words;
     let count_role =
         |f: &dyn Fn(Role) -> bool| analysis.blocks.iter().filter(|b| f(b.role)).count() as f32;
-    let headings = count_role(&|r| matches!(r, Role::Heading(_)));
-    let items = count_role(&|r| matches!(r, Role::Item | Role::Ordered));
-    let cells = count_role(&|r| matches!(r, Role::Cell | Role::HeaderCell));
-    let pre = count_role(&|r| r == Role::Pre);
     let paragraphs = content.paragraphs.len() as f32;
     let content_words = content.words as f32;
     let (content_items, content_links) = content_shares(analysis, content);
-    let types =
-        |names: &[&str]| meta.types.iter().any(|t| names.contains(&t.as_str())) as u8 as f32;
-    let path = url_path(url);
-    let in_path = |words: &[&str]| {
-        path.split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|seg| words.contains(&seg)) as u8 as f32
-    };
-    let text = &analysis.text;
-    let lower_sample = text[..floor(text, 200_000)].to_lowercase();
-    let cues = [
-        "reply", "replies", "posted", "joined", "quote", "posts:", "member",
-    ]
-    .iter()
-    .map(|c| lower_sample.matches(c).count())
-    .sum::<usize>() as f32;
-    vec![
+    row.extend([
         ln(words),
         ln(content_words),
         content_words / words,
@@ -201,149 +326,54 @@ pub fn features(analysis: &Analysis, content: &Content, meta: &Metadata, url: &s
         share(IN_LINK),
         ln(analysis.blocks.len() as f32),
         ln(analysis.tags as f32 / words),
-        share(IN_ITEM),
-        share(IN_CELL),
-        share(IN_CODE),
-        share(IN_HEADING),
-        share(IN_FORM),
-        share(IN_UI),
-        share(IN_QUOTE),
-        share(IN_P),
-        share(IN_META),
-        ln(headings),
-        ln(items),
-        ln(cells),
-        ln(pre),
+    ]);
+    row.extend(
+        [
+            IN_ITEM, IN_CELL, IN_CODE, IN_HEADING, IN_FORM, IN_UI, IN_QUOTE, IN_P, IN_META,
+        ]
+        .map(share),
+    );
+    row.extend([
+        ln(count_role(&|r| matches!(r, Role::Heading(_)))),
+        ln(count_role(&|r| matches!(r, Role::Item | Role::Ordered))),
+        ln(count_role(&|r| matches!(r, Role::Cell | Role::HeaderCell))),
+        ln(count_role(&|r| r == Role::Pre)),
         ln(paragraphs),
         if paragraphs > 0.0 {
-            content_words / paragraphs
+            (content_words / paragraphs).min(500.0)
         } else {
             0.0
-        }
-        .min(500.0),
+        },
         content_items,
         content_links,
-        types(&[
-            "article",
-            "newsarticle",
-            "blogposting",
-            "report",
-            "scholarlyarticle",
-            "recipe",
-            "review",
-            "howto",
-        ]),
-        types(&[
-            "product",
-            "offer",
-            "aggregateoffer",
-            "productgroup",
-            "car",
-            "vehicle",
-        ]),
-        types(&[
-            "discussionforumposting",
-            "qapage",
-            "question",
-            "answer",
-            "comment",
-            "socialmediaposting",
-        ]),
-        types(&[
-            "itemlist",
-            "collectionpage",
-            "searchresultspage",
-            "offercatalog",
-        ]),
-        types(&["faqpage"]),
-        types(&[
-            "techarticle",
-            "apireference",
-            "softwaresourcecode",
-            "softwareapplication",
-        ]),
-        types(&[
-            "service",
-            "localbusiness",
-            "professionalservice",
-            "organization",
-            "corporation",
-            "medicalbusiness",
-            "legalservice",
-            "financialservice",
-            "homeandconstructionbusiness",
-        ]),
-        types(&["article"]),
-        types(&["product", "og:product", "product.item"]),
-        in_path(&[
-            "product", "products", "p", "dp", "item", "shop", "buy", "sku",
-        ]),
-        in_path(&[
-            "collection",
-            "collections",
-            "category",
-            "categories",
-            "c",
-            "tag",
-            "tags",
-            "search",
-            "browse",
-            "catalog",
-            "list",
-        ]),
-        in_path(&[
-            "forum",
-            "forums",
-            "thread",
-            "threads",
-            "t",
-            "topic",
-            "topics",
-            "questions",
-            "community",
-            "discussion",
-            "discussions",
-            "r",
-            "comments",
-            "showthread",
-        ]),
-        in_path(&[
-            "docs",
-            "doc",
-            "documentation",
-            "api",
-            "reference",
-            "manual",
-            "guide",
-            "guides",
-            "learn",
-            "wiki",
-            "help",
-            "support",
-            "kb",
-        ]),
-        in_path(&[
-            "blog", "news", "article", "articles", "post", "posts", "story", "stories",
-        ]),
-        in_path(&[
-            "service",
-            "services",
-            "solutions",
-            "pricing",
-            "about",
-            "contact",
-            "features",
-        ]),
+    ]);
+}
+
+/// Words of the URL path, a date in it, its depth, a query, the site's root.
+fn url_features(url: &str, row: &mut Vec<f32>) {
+    let path = url_path(url);
+    row.extend(PATH_GROUPS.iter().map(|words| {
+        path.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|seg| words.contains(&seg)) as u8 as f32
+    }));
+    row.extend([
         super::dates::in_url(url).is_some() as u8 as f32,
         path.split('/').filter(|s| !s.is_empty()).count() as f32,
         url.contains('?') as u8 as f32,
         (path.trim_matches('/').is_empty()) as u8 as f32,
-        ln(prices(&text[..floor(text, 200_000)]) as f32),
-        (lower_sample.contains("add to cart") || lower_sample.contains("add to bag")) as u8 as f32,
-        ln(cues),
-        meta.date.is_some() as u8 as f32,
-        meta.author.is_some() as u8 as f32,
-    ]
+    ]);
+}
+
+/// Prices, a shopping cart, forum cues, in the first 200 KB of the text.
+fn text_cues(text: &str, row: &mut Vec<f32>) {
+    let sample = &text[..floor(text, 200_000)];
+    let lower = sample.to_lowercase();
+    let cues: usize = REPLY_CUES.iter().map(|c| lower.matches(c).count()).sum();
+    row.extend([
+        ln(prices(sample) as f32),
+        (lower.contains("add to cart") || lower.contains("add to bag")) as u8 as f32,
+        ln(cues as f32),
+    ]);
 }
 
 /// Of the content's words: the share in list items and cells, the share in links.
