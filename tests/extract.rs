@@ -190,3 +190,20 @@ fn without_link_targets(md: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// A `rules_dir` may hold its own page-type model; a malformed one fails at
+/// start-up with the file's name.
+#[test]
+fn a_malformed_page_type_model_is_a_start_up_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pagetype.json"), r#"{"format": 1}"#).unwrap();
+    let page = dir.path().join("p.html");
+    std::fs::write(&page, "<p>text</p>").unwrap();
+    let out = run(bin()
+        .args(["extract", "--format", "json", "--set"])
+        .arg(format!("rules_dir={}", dir.path().display()))
+        .arg(&page));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pagetype.json"), "{err}");
+}

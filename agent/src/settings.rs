@@ -418,6 +418,20 @@ impl Settings {
         Ok(Scorer::Learned(Box::new(model)))
     }
 
+    /// The page-type classifier: `rules_dir/pagetype.json` (made by
+    /// `bench/train_pagetype.py`), else the shipped one. A malformed file is
+    /// a start-up error naming it.
+    pub fn page_types(&self) -> anyhow::Result<crate::extract::pagetype::Model> {
+        use crate::extract::pagetype::Model;
+        if let Some(dir) = &self.rules_dir {
+            let path = dir.join("pagetype.json");
+            if let Some(text) = read_optional(&path)? {
+                return Model::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+            }
+        }
+        Ok(Model::shipped())
+    }
+
     /// The stop-chunk list: `rules_dir/stopchunks.txt`, else the shipped one.
     pub fn stopchunk_list(&self) -> anyhow::Result<String> {
         if let Some(dir) = &self.rules_dir {

@@ -109,7 +109,7 @@ impl Pipeline {
         }
         Ok(Pipeline {
             scorer: settings.scorer()?,
-            page_types: pagetype::Model::shipped(),
+            page_types: settings.page_types()?,
             settings,
             stop,
             rules,
