@@ -12,11 +12,7 @@ pub struct Detected {
 /// Detects the language of `text`, reading at most `sample_bytes` of it.
 /// Unreliable detections and those below `min_confidence` are unknown.
 pub fn detect(text: &str, sample_bytes: usize, min_confidence: f64) -> Detected {
-    let mut end = text.len().min(sample_bytes);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    match whatlang::detect(&text[..end]) {
+    match whatlang::detect(crate::analyse::text::prefix(text, sample_bytes)) {
         Some(info) => Detected {
             code: (info.is_reliable() && info.confidence() >= min_confidence)
                 .then(|| info.lang().code()),

@@ -571,13 +571,7 @@ fn analyse_with(
     if let Some(o) = outline.as_deref_mut() {
         o.finish(st.builder.text.len() as u32);
     }
-    let title = st
-        .title
-        .map(|t| {
-            let decoded = html_escape::decode_html_entities(&t);
-            decoded.split_whitespace().collect::<Vec<_>>().join(" ")
-        })
-        .filter(|t| !t.is_empty());
+    let title = st.title.map(|t| text::clean(&t)).filter(|t| !t.is_empty());
     let noscript = std::mem::take(&mut st.noscript);
     let b = st.builder;
     // Some sites (Discourse forums, for one) serve their text to clients

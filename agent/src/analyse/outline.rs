@@ -118,13 +118,8 @@ impl Outline {
 }
 
 fn truncate(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let mut cut = max;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-    }
+    let cut = super::text::prefix(&s, max).len();
+    s.truncate(cut);
     s
 }
 

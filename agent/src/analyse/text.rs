@@ -255,6 +255,22 @@ impl TextBuilder {
     }
 }
 
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+pub fn prefix(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Attribute-like text (`<title>`, `<meta>` values, JSON-LD strings) as a
+/// reader sees it: entities decoded, whitespace collapsed.
+pub fn clean(s: &str) -> String {
+    let decoded = html_escape::decode_html_entities(s);
+    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Scripts written without spaces between words: each character counts as a
 /// word, so the word-count filter means the same thing for them.
 #[inline]

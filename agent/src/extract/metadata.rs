@@ -7,6 +7,7 @@
 
 use super::dates;
 use crate::analyse::outline::{Captured, Outline};
+use crate::analyse::text::clean;
 use crate::analyse::{Analysis, IN_H1};
 use serde_json::Value;
 
@@ -307,11 +308,6 @@ fn written_date(analysis: &Analysis, o: &Outline) -> Option<String> {
         let e = (e as usize).min(analysis.text.len());
         analysis.text.get(s as usize..e).and_then(dates::written)
     })
-}
-
-fn clean(s: &str) -> String {
-    let decoded = html_escape::decode_html_entities(s);
-    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn looks_like_url(s: &str) -> bool {

@@ -366,7 +366,7 @@ fn url_features(url: &str, row: &mut Vec<f32>) {
 
 /// Prices, a shopping cart, forum cues, in the first 200 KB of the text.
 fn text_cues(text: &str, row: &mut Vec<f32>) {
-    let sample = &text[..floor(text, 200_000)];
+    let sample = crate::analyse::text::prefix(text, 200_000);
     let lower = sample.to_lowercase();
     let cues: usize = REPLY_CUES.iter().map(|c| lower.matches(c).count()).sum();
     row.extend([
@@ -416,14 +416,6 @@ fn url_path(url: &str) -> String {
     url::Url::parse(url)
         .map(|u| u.path().to_ascii_lowercase())
         .unwrap_or_default()
-}
-
-fn floor(s: &str, max: usize) -> usize {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
 }
 
 #[cfg(test)]
