@@ -27,8 +27,14 @@ impl Drop for Hub {
 }
 
 fn start_hub(dir: &Path, key: &Path, token: &Path) -> Hub {
+    start_hub_with(dir, key, token, &[])
+}
+
+fn start_hub_with(dir: &Path, key: &Path, token: &Path, flags: &[&str]) -> Hub {
     let mut child = bin()
-        .args(["hub", "--listen", "127.0.0.1:0", "--store"])
+        .args(["hub", "--listen", "127.0.0.1:0"])
+        .args(flags)
+        .arg("--store")
         .arg(dir.join("store"))
         .arg("--key")
         .arg(key)
@@ -447,7 +453,12 @@ fn slow_clients_are_cut_off_and_others_are_served() {
     let (key, _) = common::keygen(dir.path());
     let token = dir.path().join("token");
     std::fs::write(&token, "t0ken\n").unwrap();
-    let hub = start_hub(dir.path(), &key, &token);
+    let hub = start_hub_with(
+        dir.path(),
+        &key,
+        &token,
+        &["--max-connections-per-client", "1000"],
+    );
     let started = std::time::Instant::now();
     let mut slow: Vec<std::net::TcpStream> = (0..300)
         .map(|_| {
@@ -488,4 +499,263 @@ fn slow_clients_are_cut_off_and_others_are_served() {
     );
     assert!(waited < std::time::Duration::from_secs(25), "{waited:?}");
     assert_eq!(http(&hub.addr, "GET", "/healthz", &[], b"").0, 200);
+}
+
+/// A connection to `addr` from the loopback address `from` (another client).
+fn connect_from(from: [u8; 4], addr: &str) -> std::net::TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    s.bind(&std::net::SocketAddr::from((from, 0)).into())
+        .unwrap();
+    s.connect(&addr.parse::<std::net::SocketAddr>().unwrap().into())
+        .unwrap();
+    s.into()
+}
+
+/// Sends `request` on `c` and reads the status code (0 when the connection
+/// is closed without an answer).
+fn status_of(c: &mut std::net::TcpStream, request: &str) -> u16 {
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ = c.write_all(request.as_bytes());
+    let mut head = [0u8; 12];
+    match c.read_exact(&mut head) {
+        Ok(()) => String::from_utf8_lossy(&head[9..12]).parse().unwrap_or(0),
+        Err(_) => 0,
+    }
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Hostile names, tokens, queries and uploads: each gets its status code,
+/// and nothing is written outside the store.
+#[test]
+fn hostile_requests_get_clear_status_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, _) = common::keygen(dir.path());
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t0ken\n").unwrap();
+    let hub = start_hub_with(dir.path(), &key, &token, &["--max-upload-mb", "1"]);
+    let auth = [("Authorization", "Bearer t0ken")];
+    let list =
+        b"da39a3ee5e6b4b0d3255bfef95601890afd80709\n2fd4e1c67a2d28fced849ee1bb76e7391b93eb12\n";
+    let post = |path: &str, headers: &[(&str, &str)], body: &[u8]| {
+        http(&hub.addr, "POST", path, headers, body).0
+    };
+    let get = |path: &str| http(&hub.addr, "GET", path, &[], b"").0;
+
+    assert_eq!(post("/v1/sets/wiki", &[], list), 401, "no token");
+    assert_eq!(
+        post("/v1/sets/wiki", &[("Authorization", "Bearer t0ke")], list),
+        401
+    );
+    assert_eq!(
+        post("/v1/sets/wiki", &[("Authorization", "t0ken")], list),
+        401,
+        "not bearer"
+    );
+    let long = format!("/v1/sets/{}", "a".repeat(65));
+    let very_long = format!("/v1/sets/{}", "b".repeat(20_000));
+    for (path, want) in [
+        ("/v1/sets/..", 400),
+        ("/v1/sets/%2e%2e", 400),
+        ("/v1/sets/%2E%2E", 400),
+        ("/v1/sets/.hidden", 400),
+        ("/v1/sets/a%2Fb", 400),
+        ("/v1/sets/..%2F..%2Fetc", 400),
+        ("/v1/sets/a%00b", 400),
+        ("/v1/sets/%C3%A9t%C3%A9", 400),
+        ("/v1/sets/%FF", 400),
+        ("/v1/sets/Wiki", 400),
+        (long.as_str(), 400),
+        (very_long.as_str(), 400),
+        ("/v1/sets/a/b", 404),
+    ] {
+        assert_eq!(
+            post(path, &auth, list),
+            want,
+            "POST {}",
+            &path[..path.len().min(40)]
+        );
+    }
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, b"not hex\n"),
+        400,
+        "garbage text"
+    );
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, &[0xff, 0xfe, 0x00]),
+        400,
+        "binary garbage"
+    );
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, &vec![b'0'; 2 << 20]),
+        413,
+        "over the limit"
+    );
+    assert_eq!(post("/v1/sets/wiki", &auth, list), 201);
+
+    // A signed file as the hub serves it, cut short or cut into: refused.
+    let (status, full) = http(&hub.addr, "GET", "/v1/sets/wiki/full", &[], b"");
+    assert_eq!(status, 200);
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, &full[..full.len() / 2]),
+        400,
+        "truncated"
+    );
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, &full[..20]),
+        400,
+        "a header only"
+    );
+    let mut longer = full.clone();
+    longer.push(0);
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, &longer),
+        400,
+        "a byte too many"
+    );
+    // The two 8-byte keys sit just before the 64-byte signature: swapped, they are out of order.
+    let mut swapped = full.clone();
+    let keys = full.len() - 64 - 16;
+    swapped[keys..keys + 8].copy_from_slice(&full[keys + 8..keys + 16]);
+    swapped[keys + 8..keys + 16].copy_from_slice(&full[keys..keys + 8]);
+    assert_eq!(
+        post("/v1/sets/wiki", &auth, &swapped),
+        400,
+        "keys out of order"
+    );
+
+    for (path, want) in [
+        ("/v1/sets/%2e%2e/full", 404),
+        ("/v1/sets/..%2F..%2Fetc%2Fpasswd/full", 404),
+        ("/v1/sets/wiki/full?version=99", 404),
+        ("/v1/sets/wiki/full?version=-1", 400),
+        ("/v1/sets/wiki/delta?from=abc", 400),
+        ("/v1/sets/wiki/delta", 400),
+        ("/v1/sets/wiki/delta?from=7", 404),
+        (
+            "/v1/sets/wiki/next?after=1&wait=99999999999999999999999",
+            400,
+        ),
+        ("/v1/sets/nothing/next?after=0&wait=0", 204),
+        ("/v1/sets/wiki/next?after=0&wait=0", 200),
+    ] {
+        assert_eq!(get(path), want, "GET {path}");
+    }
+    let stored: Vec<_> = std::fs::read_dir(dir.path().join("store"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        stored,
+        vec![std::ffi::OsString::from("wiki")],
+        "only the one set"
+    );
+}
+
+/// Thousands of idle long-polls: a client address gets at most its share of
+/// connections and the hub at most its total (the rest hear 503 at once);
+/// other clients are served meanwhile, memory stays small, and a publish
+/// answers every waiting long-poll.
+#[test]
+fn long_polls_and_connections_are_bounded_per_client_and_overall() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, _) = common::keygen(dir.path());
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t0ken\n").unwrap();
+    let hub = start_hub_with(
+        dir.path(),
+        &key,
+        &token,
+        &[
+            "--max-connections",
+            "500",
+            "--max-connections-per-client",
+            "300",
+        ],
+    );
+    let publish = |from: [u8; 4]| {
+        let mut c = connect_from(from, &hub.addr);
+        let body = "da39a3ee5e6b4b0d3255bfef95601890afd80709\n";
+        status_of(
+            &mut c,
+            &format!("POST /v1/sets/wiki HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()),
+        )
+    };
+    assert_eq!(publish([127, 0, 0, 3]), 201);
+    let poll = "GET /v1/sets/wiki/next?after=1&wait=300 HTTP/1.1\r\nHost: x\r\n\r\n";
+    let started = Instant::now();
+    let mut waiting = Vec::new();
+    let mut refused = 0;
+    for _ in 0..2000 {
+        let mut c = connect_from([127, 0, 0, 1], &hub.addr);
+        c.write_all(poll.as_bytes()).unwrap();
+        waiting.push(c);
+    }
+    // Those over the per-client limit are answered 503 (or, past 500 such
+    // answers under way, closed at once); the rest wait.
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut held = 0;
+    for c in &mut waiting {
+        c.set_nonblocking(true).unwrap();
+        let mut head = [0u8; 12];
+        match c.read(&mut head) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => held += 1,
+            Ok(n) if n > 0 => {
+                assert_eq!(&head[9..12], b"503");
+                refused += 1;
+            }
+            _ => {}
+        }
+        c.set_nonblocking(false).unwrap();
+    }
+    assert_eq!(held, 300, "one client holds at most 300 connections");
+    assert!(refused >= 500, "told why: {refused}");
+    // Another client is served meanwhile, and fills the hub up to its total.
+    let mut other = connect_from([127, 0, 0, 2], &hub.addr);
+    assert_eq!(
+        status_of(&mut other, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"),
+        200
+    );
+    let mut more: Vec<_> = (0..199)
+        .map(|_| connect_from([127, 0, 0, 2], &hub.addr))
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut third = connect_from([127, 0, 0, 3], &hub.addr);
+    assert_eq!(
+        status_of(&mut third, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"),
+        503,
+        "500 connections in all"
+    );
+    let rss = rss_kb(hub.child.id()) / 1024;
+    assert!(rss < 100, "hub RSS {rss} MB with 500 connections");
+    more.clear();
+    drop(other);
+    std::thread::sleep(Duration::from_millis(200));
+
+    // A publish answers every waiting long-poll at once.
+    assert_eq!(publish([127, 0, 0, 3]), 201);
+    let mut answered = 0;
+    for c in &mut waiting {
+        if answered == 300 {
+            break;
+        }
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut head = [0u8; 12];
+        if c.read_exact(&mut head).is_ok() && &head[9..12] == b"200" {
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 300);
+    eprintln!(
+        "2,000 long-polls from one address: 300 held, 1,700 refused ({refused} with a 503); hub RSS {rss} MB; all answered by a publish within {:?}",
+        started.elapsed()
+    );
 }

@@ -23,6 +23,7 @@ pub mod chunks;
 pub mod crawllog;
 pub mod daemon;
 pub mod decode;
+pub mod durable;
 pub mod extract;
 pub mod http;
 pub mod hub;

@@ -23,8 +23,14 @@ pub struct HubArgs {
     #[arg(long)]
     read_token_file: Option<PathBuf>,
     /// Largest accepted upload, in MB.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 1024)]
     max_upload_mb: usize,
+    /// Open connections at most (agents' long-polls hold one each); beyond, `503`.
+    #[arg(long, default_value_t = 1024)]
+    max_connections: usize,
+    /// Open connections at most from one client address.
+    #[arg(long, default_value_t = 64)]
+    max_connections_per_client: usize,
 }
 
 fn secret(file: &Option<PathBuf>, env: &str) -> anyhow::Result<Option<String>> {
@@ -35,6 +41,13 @@ fn secret(file: &Option<PathBuf>, env: &str) -> anyhow::Result<Option<String>> {
 }
 
 pub fn run(a: HubArgs) -> anyhow::Result<i32> {
+    for (flag, n) in [
+        ("--max-upload-mb", a.max_upload_mb),
+        ("--max-connections", a.max_connections),
+        ("--max-connections-per-client", a.max_connections_per_client),
+    ] {
+        anyhow::ensure!(n > 0, "{flag}: must be at least 1");
+    }
     let key = keys::read_signing(&a.key)?;
     let publish_token = secret(&a.token_file, "CRAWLSIEVE_HUB_TOKEN")?.ok_or_else(|| {
         anyhow::anyhow!("the hub needs a publish token: --token-file or CRAWLSIEVE_HUB_TOKEN")
@@ -47,6 +60,10 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         publish_token,
         read_token,
         max_upload_bytes: a.max_upload_mb << 20,
+        limits: crawlsieve::http::Limits {
+            max_connections: a.max_connections,
+            max_per_client: a.max_connections_per_client,
+        },
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

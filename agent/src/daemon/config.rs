@@ -18,6 +18,16 @@ pub struct AgentSettings {
     pub queue: usize,
     #[serde(default)]
     pub spool: SpoolSettings,
+    /// Open HTTP connections at most; beyond, `503` at once.
+    #[serde(default = "default_connections")]
+    pub max_connections: usize,
+    /// Open HTTP connections at most from one client address.
+    #[serde(default = "default_connections")]
+    pub max_connections_per_client: usize,
+}
+
+fn default_connections() -> usize {
+    1024
 }
 
 fn default_listen() -> String {
@@ -36,6 +46,42 @@ pub struct SpoolSettings {
     /// Bytes of verdicts a sink may hold while its broker is down; when full, no pages are taken.
     #[serde(default = "default_spool_bytes")]
     pub max_bytes: u64,
+    /// When a spooled verdict reaches the disk: `always` (before its page is
+    /// acknowledged: nothing acknowledged is lost to a power cut) or `interval`
+    /// (every `sync_interval_ms`: faster on slow disks; a machine crash may
+    /// lose that much).
+    #[serde(default)]
+    pub sync: SpoolSync,
+    #[serde(default)]
+    pub sync_interval_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpoolSync {
+    #[default]
+    Always,
+    Interval,
+}
+
+impl SpoolSettings {
+    /// The sync policy, or why the two keys do not fit together.
+    pub fn policy(&self) -> anyhow::Result<crate::sinks::spool::SyncPolicy> {
+        use crate::sinks::spool::SyncPolicy;
+        match (self.sync, self.sync_interval_ms) {
+            (SpoolSync::Always, None) => Ok(SyncPolicy::Always),
+            (SpoolSync::Always, Some(_)) => anyhow::bail!(
+                "agent.spool.sync_interval_ms: only used with agent.spool.sync = \"interval\""
+            ),
+            (SpoolSync::Interval, ms) => {
+                let ms = ms.unwrap_or(100);
+                if !(1..=60_000).contains(&ms) {
+                    anyhow::bail!("agent.spool.sync_interval_ms: {ms} is not in 1..=60000");
+                }
+                Ok(SyncPolicy::Interval(std::time::Duration::from_millis(ms)))
+            }
+        }
+    }
 }
 
 impl Default for SpoolSettings {
@@ -43,6 +89,8 @@ impl Default for SpoolSettings {
         SpoolSettings {
             dir: default_spool_dir(),
             max_bytes: default_spool_bytes(),
+            sync: SpoolSync::Always,
+            sync_interval_ms: None,
         }
     }
 }

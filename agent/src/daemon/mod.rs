@@ -202,6 +202,16 @@ pub async fn run(
         _ => None,
     };
 
+    let sync = agent_settings.spool.policy()?;
+    for (key, n) in [
+        ("agent.max_connections", agent_settings.max_connections),
+        (
+            "agent.max_connections_per_client",
+            agent_settings.max_connections_per_client,
+        ),
+    ] {
+        anyhow::ensure!(n > 0, "{key}: must be at least 1");
+    }
     let mut outputs = Vec::new();
     for (i, sink) in agent_settings.sinks.iter().enumerate() {
         outputs.push(match sink {
@@ -220,6 +230,7 @@ pub async fn run(
                     &agent_settings.spool.dir,
                     &name,
                     agent_settings.spool.max_bytes,
+                    sync,
                 )?;
                 Output::Nats(
                     NatsSink::start(
@@ -245,6 +256,7 @@ pub async fn run(
                     &agent_settings.spool.dir,
                     &name,
                     agent_settings.spool.max_bytes,
+                    sync,
                 )?;
                 Output::Kafka(KafkaSink::start(
                     name,
@@ -317,7 +329,11 @@ pub async fn run(
     tracing::info!(%addr, workers, "agent listening");
     bound(addr);
     let mut http_stop = stop_rx.clone();
-    let server = tokio::spawn(crate::http::serve(listener, app, async move {
+    let limits = crate::http::Limits {
+        max_connections: agent_settings.max_connections,
+        max_per_client: agent_settings.max_connections_per_client,
+    };
+    let server = tokio::spawn(crate::http::serve(listener, app, limits, async move {
         let _ = http_stop.wait_for(|s| *s).await;
     }));
     shutdown.await;

@@ -161,10 +161,10 @@ struct Checkpoint {
     current: Option<(String, u64)>,
 }
 
+/// Durably: after a machine crash the checkpoint is the last one saved, whole
+/// (an older one would only repeat pages; a torn one would stop the source).
 fn save_checkpoint(path: &Path, c: &Checkpoint) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, serde_json::to_vec(c)?)?;
-    std::fs::rename(&tmp, path)?;
+    crate::durable::replace(path, &serde_json::to_vec(c)?, true)?;
     Ok(())
 }
 

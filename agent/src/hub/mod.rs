@@ -42,7 +42,12 @@ pub struct HubConfig {
     pub publish_token: String,
     pub read_token: Option<String>,
     pub max_upload_bytes: usize,
+    /// Open connections, in all and per client address (long-polls hold one each).
+    pub limits: crate::http::Limits,
 }
+
+/// An upload that sends nothing for this long is cut off (408).
+pub const UPLOAD_IDLE: Duration = Duration::from_secs(30);
 
 struct Hub {
     store: Store,
@@ -83,7 +88,7 @@ pub async fn serve(
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "hub listening");
     bound(addr);
-    crate::http::serve(listener, app, shutdown).await?;
+    crate::http::serve(listener, app, config.limits, shutdown).await?;
     Ok(())
 }
 
@@ -277,25 +282,20 @@ async fn publish(
             "publishing needs the publish bearer token".into(),
         ));
     }
-    let body = axum::body::to_bytes(body, hub.max_upload_bytes)
-        .await
-        .map_err(|e| {
-            Failure(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("upload: {e} (limit {} bytes)", hub.max_upload_bytes),
-            )
-        })?;
     if !valid_name(&name) {
         return Err(Failure(
             StatusCode::BAD_REQUEST,
             format!("set name `{name}`: use 1-64 of a-z 0-9 - _ ."),
         ));
     }
+    // One upload in memory at a time: versions are assigned in order, and
+    // the hub's memory holds at most one body of `max_upload_bytes`.
+    let _one_at_a_time = hub.publishing.lock().await;
+    let body = read_upload(body, hub.max_upload_bytes).await?;
     let upload = tokio::task::spawn_blocking(move || parse_upload(&body))
         .await
         .map_err(internal)?
         .map_err(|e| Failure(StatusCode::BAD_REQUEST, e))?;
-    let _one_at_a_time = hub.publishing.lock().await;
     let h = hub.clone();
     let info = tokio::task::spawn_blocking(move || h.store.publish(&name, &upload, &h.key))
         .await
@@ -304,6 +304,39 @@ async fn publish(
     tracing::info!(set = %info.name, version = info.version, entries = info.entries, "published");
     hub.published.send_modify(|n| *n += 1);
     Ok((StatusCode::CREATED, Json(info)))
+}
+
+/// Reads an upload body: at most `limit` bytes (413 beyond), and a client
+/// that stops sending for [`UPLOAD_IDLE`] is cut off (408) — it holds the
+/// publish lock.
+async fn read_upload(body: Body, limit: usize) -> Answer<Vec<u8>> {
+    use http_body_util::BodyExt;
+    let mut body = body;
+    let mut bytes = Vec::new();
+    loop {
+        let frame = match tokio::time::timeout(UPLOAD_IDLE, body.frame()).await {
+            Err(_) => {
+                return Err(Failure(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("upload: nothing received for {} s", UPLOAD_IDLE.as_secs()),
+                ))
+            }
+            Ok(None) => return Ok(bytes),
+            Ok(Some(Err(e))) => {
+                return Err(Failure(StatusCode::BAD_REQUEST, format!("upload: {e}")))
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > limit {
+                return Err(Failure(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("upload over the limit of {limit} bytes"),
+                ));
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
 }
 
 /// What an upload holds: a labeled-set file (its signature is not needed:

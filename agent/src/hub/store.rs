@@ -136,10 +136,8 @@ impl Store {
         let dir = self.dir.join(name);
         std::fs::create_dir_all(&dir)?;
         let path = self.path(name, version);
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, &bytes)?;
-        std::fs::File::open(&tmp)?.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
+        // On the disk before it is announced: agents may fetch it at once.
+        crate::durable::replace(&path, &bytes, true)?;
         let info = info(&header, bytes.len());
         self.sets
             .lock()

@@ -171,8 +171,7 @@ impl Ctx {
         .map_err(|e| Refused(e.to_string()))??;
         let version = set.number;
         let path = self.cache_path(name);
-        let tmp = path.with_extension("tmp");
-        if let Err(e) = std::fs::write(&tmp, &bytes).and_then(|_| std::fs::rename(&tmp, &path)) {
+        if let Err(e) = crate::durable::replace(&path, &bytes, true) {
             tracing::warn!(set = name, error = %e, "could not cache the labeled set");
         }
         self.labels.replace_set(Arc::new(set)).map_err(Refused)?;

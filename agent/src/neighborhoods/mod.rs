@@ -347,9 +347,12 @@ impl Neighborhoods {
             )?;
             w.write_all(b"\n")?;
         }
-        w.flush()?;
-        drop(w);
+        // Durable before the rename, so a machine crash leaves the old state or this one.
+        w.into_inner()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?
+            .sync_data()?;
         std::fs::rename(&tmp, path)?;
+        crate::durable::sync_dir(path)?;
         Ok(())
     }
 

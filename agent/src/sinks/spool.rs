@@ -3,25 +3,46 @@
 //! pages rather than dropping anything.
 //!
 //! One append-only file of JSON lines and a small file with the committed
-//! read offset. An append reaches the disk (`fsync`) before it counts — the
-//! page behind it is acknowledged only then — so a crash or power loss loses
-//! no spooled verdict. The offset file is replaced by rename, never written
-//! in place, so a crash leaves the old offset or the new one, never a torn
-//! number that would point into the middle of a line; it is not fsync'd
-//! (an older offset only replays entries again: at-least-once, and the
-//! broker's de-duplication by message id removes the repeats). A line cut
-//! short by a crash mid-append is cut off at start-up. When the reader has
-//! caught up, both files are truncated.
+//! read offset. With [`SyncPolicy::Always`] an append reaches the disk
+//! (`fsync`) before it counts — the page behind it is acknowledged only then —
+//! so neither a crash of the agent nor of the machine loses a spooled verdict;
+//! with [`SyncPolicy::Interval`] appends are synced at most that far apart
+//! (a machine crash may lose that window; a process crash loses nothing, the
+//! bytes are in the kernel's cache). A line cut short by a crash mid-append is
+//! cut off at start-up. When the reader has caught up, both files are
+//! truncated.
+//!
+//! The offset file is replaced by rename, never written in place, so a crash
+//! leaves the old offset or the new one, never a torn number pointing into the
+//! middle of a line. It is renamed after every delivered entry (exact across a
+//! process crash) and made durable at most every [`OFFSET_SYNC`]: an older
+//! offset after a machine crash only replays entries again (at-least-once;
+//! NATS drops the repeats by message id). An fsync per replayed entry would
+//! halve the replay rate for nothing.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often a replayed offset is made durable.
+pub const OFFSET_SYNC: Duration = Duration::from_millis(100);
+
+/// When appended entries are forced to the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncPolicy {
+    /// Before `push` returns.
+    Always,
+    /// At most this far apart (on a later push or [`Spool::sync_if_due`]).
+    Interval(Duration),
+}
 
 pub struct Spool {
     data: PathBuf,
     offset_path: PathBuf,
     max_bytes: u64,
+    sync: SyncPolicy,
     state: Mutex<State>,
 }
 
@@ -33,6 +54,10 @@ struct State {
     offset: u64,
     /// Entries waiting.
     entries: u64,
+    /// Appended bytes not yet forced to the disk (interval policy).
+    unsynced: bool,
+    last_sync: Instant,
+    offset_synced: Instant,
 }
 
 /// The spool is full: stop taking pages.
@@ -42,7 +67,7 @@ pub struct SpoolFull(String, u64);
 
 impl Spool {
     /// Opens (or creates) the spool `name` in `dir`, resuming where it was.
-    pub fn open(dir: &Path, name: &str, max_bytes: u64) -> anyhow::Result<Self> {
+    pub fn open(dir: &Path, name: &str, max_bytes: u64, sync: SyncPolicy) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("spool directory {}: {e}", dir.display()))?;
         let data = dir.join(format!("{name}.spool"));
@@ -64,11 +89,15 @@ impl Spool {
             data,
             offset_path,
             max_bytes,
+            sync,
             state: Mutex::new(State {
                 file,
                 len,
                 offset,
                 entries,
+                unsynced: false,
+                last_sync: Instant::now(),
+                offset_synced: Instant::now(),
             }),
         })
     }
@@ -84,11 +113,36 @@ impl Spool {
         buf.extend_from_slice(line);
         buf.push(b'\n');
         st.file.write_all(&buf)?;
-        // `File::flush` is a no-op: only fsync puts the entry on the disk.
-        st.file.sync_data()?;
         st.len += size;
         st.entries += 1;
+        st.unsynced = true;
+        // `File::flush` is a no-op: only fsync puts the entry on the disk.
+        match self.sync {
+            SyncPolicy::Always => st.sync()?,
+            SyncPolicy::Interval(every) if st.last_sync.elapsed() >= every => st.sync()?,
+            SyncPolicy::Interval(_) => {}
+        }
         Ok(())
+    }
+
+    /// Forces appended entries to the disk when the interval has passed (the
+    /// replay loop calls it, so a quiet spool is not left unsynced).
+    pub fn sync_if_due(&self) -> anyhow::Result<()> {
+        let mut st = self.state.lock().expect("spool lock");
+        if let SyncPolicy::Interval(every) = self.sync {
+            if st.unsynced && st.last_sync.elapsed() >= every {
+                st.sync()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How long the replay loop may sleep without leaving entries unsynced too long.
+    pub fn idle_wait(&self) -> Duration {
+        match self.sync {
+            SyncPolicy::Always => Duration::from_secs(1),
+            SyncPolicy::Interval(every) => every.min(Duration::from_secs(1)),
+        }
     }
 
     /// The oldest entry, if any (not consumed until `commit`).
@@ -115,13 +169,17 @@ impl Spool {
         st.entries = st.entries.saturating_sub(1);
         if st.offset == st.len {
             st.file.set_len(0)?;
+            // Empty on the disk before the offset 0 is: never old entries under a new offset.
+            st.sync()?;
             st.len = 0;
             st.offset = 0;
             st.entries = 0;
         }
-        let tmp = self.offset_path.with_extension("offset.tmp");
-        std::fs::write(&tmp, st.offset.to_string())?;
-        std::fs::rename(&tmp, &self.offset_path)?;
+        let durable = st.offset == 0 || st.offset_synced.elapsed() >= OFFSET_SYNC;
+        crate::durable::replace(&self.offset_path, st.offset.to_string().as_bytes(), durable)?;
+        if durable {
+            st.offset_synced = Instant::now();
+        }
         Ok(())
     }
 
@@ -138,6 +196,26 @@ impl Spool {
     pub fn would_overflow(&self, size: u64) -> bool {
         let st = self.state.lock().expect("spool lock");
         st.len - st.offset + size > self.max_bytes
+    }
+}
+
+impl State {
+    fn sync(&mut self) -> std::io::Result<()> {
+        self.file.sync_data()?;
+        self.unsynced = false;
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+}
+
+impl Drop for Spool {
+    /// A clean stop leaves every entry on the disk, whatever the policy.
+    fn drop(&mut self) {
+        if let Ok(mut st) = self.state.lock() {
+            if st.unsynced {
+                let _ = st.sync();
+            }
+        }
     }
 }
 
@@ -234,15 +312,17 @@ impl Spooled {
         F: FnMut(Vec<u8>) -> Fut,
         Fut: std::future::Future<Output = anyhow::Result<()>>,
     {
-        use std::time::Duration;
         let mut backoff = Duration::from_millis(200);
         let mut failures = 0u32;
         loop {
+            if let Err(e) = self.spool.sync_if_due() {
+                tracing::error!(sink = %self.name, error = %e, "spool sync failed");
+            }
             let (entry, consumed) = match self.spool.peek() {
                 Ok(Some(next)) => next,
                 Ok(None) => {
                     let _ =
-                        tokio::time::timeout(Duration::from_secs(1), self.wake.notified()).await;
+                        tokio::time::timeout(self.spool.idle_wait(), self.wake.notified()).await;
                     continue;
                 }
                 Err(e) => {
@@ -285,7 +365,7 @@ mod tests {
     #[test]
     fn order_bound_and_restart() {
         let dir = tempfile::tempdir().unwrap();
-        let s = Spool::open(dir.path(), "nats", 20).unwrap();
+        let s = Spool::open(dir.path(), "nats", 20, SyncPolicy::Always).unwrap();
         s.push(b"one").unwrap();
         s.push(b"two").unwrap();
         assert!(s.push(b"a-long-entry").is_err(), "bounded");
@@ -295,7 +375,7 @@ mod tests {
         s.commit(n).unwrap();
         drop(s);
         // A restart resumes after the committed entry.
-        let s = Spool::open(dir.path(), "nats", 20).unwrap();
+        let s = Spool::open(dir.path(), "nats", 20, SyncPolicy::Always).unwrap();
         assert_eq!(s.depth(), 1);
         let (second, n) = s.peek().unwrap().unwrap();
         assert_eq!(second, b"two");
@@ -313,7 +393,7 @@ mod tests {
     #[test]
     fn a_line_cut_short_by_a_crash_is_dropped_at_start() {
         let dir = tempfile::tempdir().unwrap();
-        let s = Spool::open(dir.path(), "k", 1 << 20).unwrap();
+        let s = Spool::open(dir.path(), "k", 1 << 20, SyncPolicy::Always).unwrap();
         s.push(b"whole").unwrap();
         drop(s);
         // A crash mid-append leaves part of a line behind.
@@ -323,7 +403,7 @@ mod tests {
             .unwrap();
         f.write_all(b"{\"half\":").unwrap();
         drop(f);
-        let s = Spool::open(dir.path(), "k", 1 << 20).unwrap();
+        let s = Spool::open(dir.path(), "k", 1 << 20, SyncPolicy::Always).unwrap();
         assert_eq!(s.depth(), 1);
         s.push(b"next").unwrap();
         let (first, n) = s.peek().unwrap().unwrap();
@@ -332,5 +412,25 @@ mod tests {
         assert_eq!(s.peek().unwrap().unwrap().0, b"next");
         // A torn offset file cannot happen (rename), and no temporary is left.
         assert!(!dir.path().join("k.offset.tmp").exists());
+    }
+
+    #[test]
+    fn interval_policy_keeps_order_and_survives_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = SyncPolicy::Interval(Duration::from_millis(50));
+        let s = Spool::open(dir.path(), "i", 1 << 20, policy).unwrap();
+        for i in 0..100 {
+            s.push(format!("entry {i}").as_bytes()).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(60));
+        s.sync_if_due().unwrap();
+        assert!(!s.state.lock().unwrap().unsynced, "synced once due");
+        let (first, n) = s.peek().unwrap().unwrap();
+        assert_eq!(first, b"entry 0");
+        s.commit(n).unwrap();
+        drop(s);
+        let s = Spool::open(dir.path(), "i", 1 << 20, policy).unwrap();
+        assert_eq!(s.depth(), 99);
+        assert_eq!(s.peek().unwrap().unwrap().0, b"entry 1");
     }
 }

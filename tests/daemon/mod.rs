@@ -1,0 +1,457 @@
+//! The long-running agent and the brokers it talks to, as real processes on
+//! free loopback ports: `nats-server` (JetStream), `tansu` (Kafka protocol),
+//! the `crawlsieve agent` binary; and a crawler's side of HTTP ingest.
+#![allow(dead_code)]
+
+use crate::common::{self, bin, shared_data};
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub struct Nats {
+    pub child: Option<Child>,
+    pub port: u16,
+    pub dir: PathBuf,
+}
+
+impl Nats {
+    pub fn start(dir: &Path) -> Option<Nats> {
+        let mut n = Nats {
+            child: None,
+            port: free_port(),
+            dir: dir.to_path_buf(),
+        };
+        n.restart()?;
+        Some(n)
+    }
+
+    pub fn restart(&mut self) -> Option<()> {
+        let child = std::process::Command::new("nats-server")
+            .args([
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-sd",
+            ])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        // A missing broker fails the test: these tests exist to run against one.
+        let child =
+            child.expect("nats-server not found: `apt-get install nats-server`, or run .ci/run");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(())
+    }
+
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// The verdict ids in the stream, in stream order.
+    pub fn ids(&self, stream: &str) -> Vec<String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let client = async_nats::connect(self.url()).await.unwrap();
+            let js = async_nats::jetstream::new(client);
+            let mut s = js.get_stream(stream).await.unwrap();
+            let info = s.info().await.unwrap().state.clone();
+            let mut ids = Vec::new();
+            if info.messages == 0 {
+                return ids;
+            }
+            for seq in info.first_sequence..=info.last_sequence {
+                if let Ok(m) = s.get_raw_message(seq).await {
+                    let v: serde_json::Value = serde_json::from_slice(&m.payload).unwrap();
+                    if v["type"] != "site_flag" {
+                        ids.push(v["id"].as_str().unwrap().to_string());
+                    }
+                }
+            }
+            ids
+        })
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub struct Agent {
+    pub child: Child,
+    pub addr: String,
+}
+
+impl Agent {
+    pub fn start(config: &Path) -> Agent {
+        let mut child = bin()
+            .args(["agent", "-c"])
+            .arg(config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        // Log lines (RUST_LOG) may come first.
+        let addr = loop {
+            let mut line = String::new();
+            assert!(
+                err.read_line(&mut line).unwrap() > 0,
+                "the agent exited before listening"
+            );
+            if let Some(a) = line.trim().strip_prefix("agent listening on http://") {
+                break a.to_string();
+            }
+            eprint!("{line}");
+        };
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            let _ = err.read_to_string(&mut sink);
+            if !sink.is_empty() {
+                eprintln!("agent log:\n{sink}");
+            }
+        });
+        Agent { child, addr }
+    }
+
+    pub fn metric(&self, name: &str) -> f64 {
+        let (_, body) = http(&self.addr, "GET", "/metrics", &[], b"").unwrap();
+        String::from_utf8_lossy(&body)
+            .lines()
+            .filter(|l| l.starts_with(name))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
+    pub fn rss_peak_kb(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request: (status, body, retry-after seen).
+/// One HTTP/1.1 request: (status, body); a 503 must say when to retry.
+pub fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(u16, Vec<u8>)> {
+    let (status, head, body) = common::http(addr, method, path, headers, body)?;
+    if status == 503 {
+        assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
+    }
+    Ok((status, body))
+}
+
+/// Posts a page; on 503 waits and retries (as a crawler would). Returns the verdict id.
+pub fn post_until_taken(addr: &str, url: &str, html: &str, refused: &Mutex<u64>) -> Option<String> {
+    for _ in 0..2000 {
+        match http(
+            addr,
+            "POST",
+            "/v1/pages",
+            &[
+                ("X-Crawlsieve-Url", url),
+                ("Content-Type", "text/html; charset=utf-8"),
+            ],
+            html.as_bytes(),
+        ) {
+            Ok((200, body)) => {
+                let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                return Some(v["id"].as_str().unwrap().to_string());
+            }
+            Ok((503, _)) => {
+                *refused.lock().unwrap() += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok((s, b)) => panic!("{s}: {}", String::from_utf8_lossy(&b)),
+            Err(_) => return None, // the agent is gone (shutdown test)
+        }
+    }
+    panic!("never taken");
+}
+
+/// Real pages (WCXB dev), or made-up articles when `../shared/data` is absent.
+pub fn real_pages(n: usize) -> Vec<String> {
+    match shared_data() {
+        Some(data) => common::wcxb_pages(&data, n, 0..usize::MAX),
+        None => (0..n).map(|i| common::article(200 + i)).collect(),
+    }
+}
+
+pub fn config(dir: &Path, nats: Option<&Nats>, extra: &str) -> PathBuf {
+    let mut text = format!(
+        "workers = 2\n[neighborhoods]\nenabled = false\n[agent]\nlisten = \"127.0.0.1:0\"\n{extra}\n[[agent.sources]]\nkind = \"http\"\n[[agent.sinks]]\nkind = \"jsonl\"\npath = {:?}\n[agent.spool]\ndir = {:?}\n",
+        dir.join("verdicts.jsonl"),
+        dir.join("spool")
+    );
+    if let Some(n) = nats {
+        text.push_str(&format!(
+            "[[agent.sinks]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"VERDICTS\"\nsubject = \"crawl.verdicts\"\nack_timeout_ms = 500\n",
+            n.url()
+        ));
+    }
+    let path = dir.join("agent.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+pub fn jsonl_ids(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("verdicts.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Posts `n` pages from `threads` threads; returns the acknowledged verdict ids.
+pub fn post_many(
+    addr: &str,
+    pages: &[String],
+    n: usize,
+    threads: usize,
+    tag: &str,
+    pause: Duration,
+    refused: &Arc<Mutex<u64>>,
+) -> Vec<String> {
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let mut handles = Vec::new();
+    for t in 0..threads {
+        let (addr, pages, acked, refused, tag) = (
+            addr.to_string(),
+            pages.to_vec(),
+            acked.clone(),
+            refused.clone(),
+            tag.to_string(),
+        );
+        handles.push(std::thread::spawn(move || {
+            for i in (t..n).step_by(threads) {
+                let url = format!("http://site{}.example/{tag}/{i}", i % 7);
+                if let Some(id) = post_until_taken(&addr, &url, &pages[i % pages.len()], &refused) {
+                    acked.lock().unwrap().push(id);
+                }
+                std::thread::sleep(pause);
+            }
+        }));
+    }
+    for h in handles {
+        h.join().unwrap();
+    }
+    let v = acked.lock().unwrap().clone();
+    v
+}
+
+/// A real Kafka-protocol broker: `tansu` (in-memory storage) on a free port.
+pub struct Tansu {
+    pub child: Child,
+    pub port: u16,
+    pub storage: String,
+}
+
+impl Tansu {
+    pub fn start(topics: &[&str]) -> Option<Tansu> {
+        Self::start_with(free_port(), "memory://tansu/", topics)
+    }
+
+    pub fn start_with(port: u16, storage: &str, topics: &[&str]) -> Option<Tansu> {
+        let url = format!("tcp://127.0.0.1:{port}");
+        let child = std::process::Command::new("tansu")
+            .args([
+                "broker",
+                "--listener-url",
+                &url,
+                "--advertised-listener-url",
+                &url,
+                "--storage-engine",
+                storage,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // sqlite:// paths are relative to the working directory.
+            .current_dir(std::env::temp_dir())
+            .spawn();
+        let child = child.expect(
+            "tansu not found: `cargo install tansu --version 0.6.0 --features dynostore,libsql --locked`, or run .ci/run",
+        );
+        let t = Tansu {
+            child,
+            port,
+            storage: storage.to_string(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "tansu did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for topic in topics {
+            let ok = std::process::Command::new("tansu")
+                .args([
+                    "topic",
+                    "create",
+                    "--broker",
+                    &url,
+                    "--partitions",
+                    "3",
+                    topic,
+                ])
+                .status()
+                .unwrap();
+            assert!(ok.success(), "create topic {topic}");
+        }
+        Some(t)
+    }
+
+    pub fn brokers(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts again on the same port and storage (topics persist on SQLite).
+    pub fn restart(&mut self) {
+        let again = Tansu::start_with(self.port, &self.storage, &[]).expect("tansu restarts");
+        drop(std::mem::replace(self, again));
+    }
+
+    pub fn produce(&self, topic: &str, payloads: &[String]) {
+        use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+        let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .create()
+            .unwrap();
+        for (i, payload) in payloads.iter().enumerate() {
+            let key = i.to_string();
+            p.send(BaseRecord::to(topic).key(&key).payload(payload))
+                .map_err(|(e, _)| e)
+                .unwrap();
+        }
+        p.flush(Duration::from_secs(30)).unwrap();
+    }
+
+    /// (key, verdict id) of every message of `topic`, read until `want` arrived or a timeout.
+    pub fn consume(&self, topic: &str, want: usize) -> Vec<(String, String)> {
+        self.consume_until(topic, |out| out.len() >= want)
+    }
+
+    /// Every message of `topic` until `want` distinct verdict ids arrived (or
+    /// a timeout), then 2 s more for late duplicates.
+    pub fn consume_distinct(&self, topic: &str, want: usize) -> Vec<(String, String)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut complete: Option<Instant> = None;
+        self.consume_until(topic, |out| {
+            if let Some((_, id)) = out.last() {
+                seen.insert(id.clone());
+            }
+            if seen.len() >= want && complete.is_none() {
+                complete = Some(Instant::now());
+            }
+            complete.is_some_and(|t| t.elapsed() > Duration::from_secs(2))
+        })
+    }
+
+    fn consume_until(
+        &self,
+        topic: &str,
+        mut done: impl FnMut(&[(String, String)]) -> bool,
+    ) -> Vec<(String, String)> {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        use rdkafka::Message;
+        let c: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .set("group.id", format!("test-{}", free_port()))
+            .set("auto.offset.reset", "earliest")
+            .set("session.timeout.ms", "6000")
+            .create()
+            .unwrap();
+        c.subscribe(&[topic]).unwrap();
+        let mut out = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !done(&out) && Instant::now() < deadline {
+            if let Some(Ok(m)) = c.poll(Duration::from_millis(200)) {
+                let v: serde_json::Value = serde_json::from_slice(m.payload().unwrap()).unwrap();
+                if v["type"] != "site_flag" {
+                    let key = String::from_utf8_lossy(m.key().unwrap_or_default()).to_string();
+                    out.push((key, v["id"].as_str().unwrap().to_string()));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Tansu {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn wait_for_lines(dir: &Path, want: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let ids = jsonl_ids(dir);
+        if ids.len() >= want || Instant::now() > deadline {
+            return ids;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
