@@ -16,14 +16,15 @@ python3 seeds.py >/dev/null
 cargo +nightly fuzz build -O
 for t in "${targets[@]}"; do
   case "$t" in
-    pipeline) dict=(-dict=dict/html.dict) ;;
+    pipeline) dict=(-dict=dict/html.dict -max_len=65536) ;;
     warc | jsonl) dict=(-dict=dict/warc.dict) ;;
+    hub) dict=(-dict=dict/hub.dict) ;;
     *) dict=() ;;
   esac
   echo "== fuzz $t for ${seconds}s"
   log=$(mktemp)
   if ! cargo +nightly fuzz run -O "$t" -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=262144 -print_final_stats=1 "${dict[@]}" >"$log" 2>&1; then
+    -print_final_stats=1 "${dict[@]}" >"$log" 2>&1; then
     tail -60 "$log"
     echo "fuzz target $t failed: the input is in fuzz/artifacts/$t/" >&2
     exit 1

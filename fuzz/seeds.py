@@ -73,6 +73,16 @@ def main():
     for model in ["extractor.json", "pagetype.json"]:
         put("models", open(os.path.join(REPO, "rules", model), "rb").read())
 
+    # Hub requests: a selector byte (method bits 0-1, token bits 2-3), the target, a newline, the body.
+    hexes = b"da39a3ee5e6b4b0d3255bfef95601890afd80709\n"
+    for selector, target, body in [
+        (0, b"/v1/sets", b""), (0, b"/v1/sets/seed", b""), (0, b"/v1/sets/seed/full?version=1", b""),
+        (0, b"/v1/sets/seed/delta?from=1", b""), (0, b"/v1/sets/seed/next?after=1&wait=300", b""),
+        (0, b"/healthz", b""), (5, b"/v1/sets/new", hexes), (1, b"/v1/sets/new", hexes),
+        (9, b"/v1/sets/new", hexes), (5, b"/v1/sets/%2e%2e", hexes), (5, b"/v1/sets/seed", b"CSLABELS\x01"),
+    ]:
+        put("hub", bytes([selector]) + target + b"\n" + body)
+
     if os.path.exists(a.binary):
         with tempfile.TemporaryDirectory() as t:
             key = os.path.join(t, "k")

@@ -360,3 +360,54 @@ fn chaos_brokers_and_the_agent_killed_at_random_nothing_lost() {
 fn chaos_ten_thousand_pages() {
     chaos(10_000, 16);
 }
+
+/// The agent starts while its broker is down (after a power cut the agent
+/// may come up first): its NATS source and sink wait for the server, and
+/// once it is up every page published meanwhile gets its verdict.
+#[test]
+fn the_agent_starts_before_its_broker() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nats = Nats::start(&dir.path().join("nats")).unwrap();
+    nats.kill();
+    let path = config(dir.path(), Some(&nats), "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\n",
+        nats.url()
+    ));
+    std::fs::write(&path, text).unwrap();
+    let mut agent = Agent::start(&path);
+    std::thread::sleep(Duration::from_secs(3));
+    nats.restart().unwrap();
+    let pages = small_pages(10);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        js.get_or_create_stream(async_nats::jetstream::stream::Config {
+            name: "PAGES".into(),
+            subjects: vec!["crawl.pages".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        for i in 0..40 {
+            let env = serde_json::json!({"url": format!("http://late{i}.example/"), "html": pages[i % pages.len()]});
+            js.publish("crawl.pages", serde_json::to_vec(&env).unwrap().into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        }
+    });
+    assert_eq!(wait_for_lines(dir.path(), 40).len(), 40);
+    // Verdicts spooled while the stream did not exist yet are replayed into it.
+    wait_until("the spool to drain", 60, || {
+        agent.metric("crawlsieve_spool_depth") == 0.0
+    });
+    assert!(agent.terminate().success());
+    assert_eq!(nats.ids("VERDICTS").len(), 40);
+}

@@ -18,7 +18,11 @@ async fn stopped(mut rx: watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
 }
 
-/// Pages from a JetStream stream through a durable pull consumer.
+/// Pages from a JetStream stream through a durable pull consumer, until
+/// `stop`. A server that is down when the agent starts (or a stream or
+/// consumer that cannot be set up, or a message stream that ends) is retried
+/// with backoff from 0.5 s to 30 s: the source never gives up for the
+/// lifetime of the agent.
 pub async fn nats(
     agent: Arc<Agent>,
     url: String,
@@ -28,26 +32,58 @@ pub async fn nats(
     window: usize,
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
+    let mut backoff = std::time::Duration::from_millis(500);
+    while !*stop.borrow() {
+        let run = nats_once(
+            &agent,
+            &url,
+            &stream,
+            &subject,
+            &consumer,
+            window,
+            stop.clone(),
+        );
+        match run.await {
+            Ok(()) if *stop.borrow() => break,
+            Ok(()) => tracing::warn!(%url, "nats source: the message stream ended; starting again"),
+            Err(e) => tracing::warn!(error = %e, retry_in = ?backoff, "nats source not ready"),
+        }
+        let mut s = stop.clone();
+        let _ = tokio::time::timeout(backoff, s.wait_for(|s| *s)).await;
+        backoff = (backoff * 2).min(std::time::Duration::from_secs(30));
+    }
+    Ok(())
+}
+
+async fn nats_once(
+    agent: &Arc<Agent>,
+    url: &str,
+    stream: &str,
+    subject: &str,
+    consumer: &str,
+    window: usize,
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<()> {
     use async_nats::jetstream::{self, consumer::pull, AckKind};
     let client = async_nats::ConnectOptions::new()
         .retry_on_initial_connect()
-        .connect(&url)
+        .connect(url)
         .await
         .map_err(|e| anyhow::anyhow!("nats source {url}: {e}"))?;
     let js = jetstream::new(client);
     let stream = js
         .get_or_create_stream(jetstream::stream::Config {
-            name: stream.clone(),
-            subjects: vec![subject.clone()],
+            name: stream.to_string(),
+            subjects: vec![subject.to_string()],
             ..Default::default()
         })
         .await
         .map_err(|e| anyhow::anyhow!("nats source stream {stream}: {e}"))?;
     let consumer = stream
         .get_or_create_consumer(
-            &consumer,
+            consumer,
             pull::Config {
-                durable_name: Some(consumer.clone()),
+                durable_name: Some(consumer.to_string()),
                 ack_policy: jetstream::consumer::AckPolicy::Explicit,
                 max_ack_pending: (window * 4) as i64,
                 ..Default::default()
@@ -78,7 +114,7 @@ pub async fn nats(
         }
     });
     drive(
-        &agent,
+        agent,
         window,
         Box::pin(pages),
         |m| {

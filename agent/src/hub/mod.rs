@@ -71,6 +71,23 @@ pub async fn serve(
     bound: impl FnOnce(SocketAddr),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let limits = config.limits;
+    let listen = config.listen;
+    let app = app(config)?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("hub: listen on {listen}: {e}"))?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "hub listening");
+    bound(addr);
+    crate::http::serve(listener, app, limits, shutdown).await?;
+    Ok(())
+}
+
+/// The hub's routes over its store, without a listener (what `serve` runs;
+/// the fuzz target drives it in process). `config.listen` and
+/// `config.limits` are not used here.
+pub fn app(config: HubConfig) -> anyhow::Result<Router> {
     let store = Store::open(&config.store)?;
     let hub = Arc::new(Hub {
         store,
@@ -81,15 +98,7 @@ pub async fn serve(
         publishing: tokio::sync::Mutex::new(()),
         max_upload_bytes: config.max_upload_bytes,
     });
-    let app = router(hub).layer(DefaultBodyLimit::max(config.max_upload_bytes));
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| anyhow::anyhow!("hub: listen on {}: {e}", config.listen))?;
-    let addr = listener.local_addr()?;
-    tracing::info!(%addr, "hub listening");
-    bound(addr);
-    crate::http::serve(listener, app, config.limits, shutdown).await?;
-    Ok(())
+    Ok(router(hub).layer(DefaultBodyLimit::max(config.max_upload_bytes)))
 }
 
 fn router(hub: Shared) -> Router {

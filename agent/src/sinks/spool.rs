@@ -414,6 +414,34 @@ mod tests {
         assert!(!dir.path().join("k.offset.tmp").exists());
     }
 
+    /// The cost of the sync policy (bench/RESULTS.md):
+    /// `cargo test --release --lib spool_sync_cost -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn spool_sync_cost() {
+        let entry = vec![b'v'; 1500]; // about one verdict
+        for policy in [
+            SyncPolicy::Always,
+            SyncPolicy::Interval(Duration::from_millis(10)),
+            SyncPolicy::Interval(Duration::from_millis(100)),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let s = Spool::open(dir.path(), "cost", 1 << 30, policy).unwrap();
+            let n = 5_000;
+            let t = Instant::now();
+            for _ in 0..n {
+                s.push(&entry).unwrap();
+            }
+            let push = n as f64 / t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            while let Some((_, k)) = s.peek().unwrap() {
+                s.commit(k).unwrap();
+            }
+            let replay = n as f64 / t.elapsed().as_secs_f64();
+            eprintln!("{policy:?}: {push:.0} appends/s, {replay:.0} replayed entries/s");
+        }
+    }
+
     #[test]
     fn interval_policy_keeps_order_and_survives_a_restart() {
         let dir = tempfile::tempdir().unwrap();
