@@ -361,31 +361,16 @@ fn pages_from_a_nats_subject_are_judged_and_acked() {
         .take(20)
         .collect();
     // The crawler publishes first: the stream keeps the pages until the agent reads them.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let client = async_nats::connect(nats.url()).await.unwrap();
-        let js = async_nats::jetstream::new(client);
-        js.get_or_create_stream(async_nats::jetstream::stream::Config {
-            name: "PAGES".into(),
-            subjects: vec!["crawl.pages".into()],
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-        for i in 0..150 {
-            let env = serde_json::json!({"url": format!("http://site{}.example/n/{i}", i % 4), "html": pages[i % pages.len()]});
-            js.publish("crawl.pages", serde_json::to_vec(&env).unwrap().into())
-                .await
-                .unwrap()
-                .await
-                .unwrap();
-        }
-        // And one that is not a page: it still gets a verdict (error).
-        js.publish("crawl.pages", "not json".into()).await.unwrap().await.unwrap();
-    });
+    // And one message that is not a page: it still gets a verdict (error).
+    nats.publish_pages(
+        "crawl.pages",
+        (0..150)
+            .map(|i| {
+                let env = serde_json::json!({"url": format!("http://site{}.example/n/{i}", i % 4), "html": pages[i % pages.len()]});
+                serde_json::to_vec(&env).unwrap()
+            })
+            .chain([b"not json".to_vec()]),
+    );
     let mut agent = Agent::start(&path);
     let ids = wait_for_lines(dir.path(), 151);
     assert_eq!(ids.len(), 151);
@@ -393,6 +378,10 @@ fn pages_from_a_nats_subject_are_judged_and_acked() {
     let in_stream: HashSet<String> = nats.ids("VERDICTS").into_iter().collect();
     assert_eq!(in_stream.len(), 151);
     // Every page message was acked: nothing pending for the agent's consumer.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let pending = rt.block_on(async {
         let client = async_nats::connect(nats.url()).await.unwrap();
         let js = async_nats::jetstream::new(client);

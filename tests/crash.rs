@@ -225,28 +225,10 @@ fn chaos(n: usize, cycles: usize) {
     assert_eq!(expected.len(), n);
 
     // The crawler's side: every page is in a broker before the chaos starts.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let client = async_nats::connect(&nats_url).await.unwrap();
-        let js = async_nats::jetstream::new(client);
-        js.get_or_create_stream(async_nats::jetstream::stream::Config {
-            name: "PAGES".into(),
-            subjects: vec!["crawl.pages".into()],
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-        for i in (0..n).step_by(2) {
-            js.publish("crawl.pages", envelope(i).into())
-                .await
-                .unwrap()
-                .await
-                .unwrap();
-        }
-    });
+    nats.lock().unwrap().publish_pages(
+        "crawl.pages",
+        (0..n).step_by(2).map(|i| envelope(i).into_bytes()),
+    );
     kafka.lock().unwrap().produce(
         "pages",
         &(1..n).step_by(2).map(envelope).collect::<Vec<_>>(),
@@ -380,29 +362,13 @@ fn the_agent_starts_before_its_broker() {
     std::thread::sleep(Duration::from_secs(3));
     nats.restart().unwrap();
     let pages = small_pages(10);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let client = async_nats::connect(nats.url()).await.unwrap();
-        let js = async_nats::jetstream::new(client);
-        js.get_or_create_stream(async_nats::jetstream::stream::Config {
-            name: "PAGES".into(),
-            subjects: vec!["crawl.pages".into()],
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-        for i in 0..40 {
+    nats.publish_pages(
+        "crawl.pages",
+        (0..40).map(|i| {
             let env = serde_json::json!({"url": format!("http://late{i}.example/"), "html": pages[i % pages.len()]});
-            js.publish("crawl.pages", serde_json::to_vec(&env).unwrap().into())
-                .await
-                .unwrap()
-                .await
-                .unwrap();
-        }
-    });
+            serde_json::to_vec(&env).unwrap()
+        }),
+    );
     assert_eq!(wait_for_lines(dir.path(), 40).len(), 40);
     // Verdicts spooled while the stream did not exist yet are replayed into it.
     wait_until("the spool to drain", 60, || {

@@ -449,16 +449,7 @@ fn agents_refuse_a_wrong_key_and_a_tampering_hub() {
 #[test]
 fn slow_clients_are_cut_off_and_others_are_served() {
     use std::io::{Read, Write};
-    let dir = tempfile::tempdir().unwrap();
-    let (key, _) = common::keygen(dir.path());
-    let token = dir.path().join("token");
-    std::fs::write(&token, "t0ken\n").unwrap();
-    let hub = start_hub_with(
-        dir.path(),
-        &key,
-        &token,
-        &["--max-connections-per-client", "1000"],
-    );
+    let (_dir, hub) = hub_with_token(&["--max-connections-per-client", "1000"]);
     let started = std::time::Instant::now();
     let mut slow: Vec<std::net::TcpStream> = (0..300)
         .map(|_| {
@@ -501,6 +492,16 @@ fn slow_clients_are_cut_off_and_others_are_served() {
     assert_eq!(http(&hub.addr, "GET", "/healthz", &[], b"").0, 200);
 }
 
+/// A hub with its own key and the publish token `t0ken`, started with `flags`.
+fn hub_with_token(flags: &[&str]) -> (tempfile::TempDir, Hub) {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, _) = common::keygen(dir.path());
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t0ken\n").unwrap();
+    let hub = start_hub_with(dir.path(), &key, &token, flags);
+    (dir, hub)
+}
+
 /// A connection to `addr` from the loopback address `from` (another client).
 fn connect_from(from: [u8; 4], addr: &str) -> std::net::TcpStream {
     use socket2::{Domain, Socket, Type};
@@ -537,11 +538,7 @@ fn rss_kb(pid: u32) -> u64 {
 /// and nothing is written outside the store.
 #[test]
 fn hostile_requests_get_clear_status_codes() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, _) = common::keygen(dir.path());
-    let token = dir.path().join("token");
-    std::fs::write(&token, "t0ken\n").unwrap();
-    let hub = start_hub_with(dir.path(), &key, &token, &["--max-upload-mb", "1"]);
+    let (dir, hub) = hub_with_token(&["--max-upload-mb", "1"]);
     let auth = [("Authorization", "Bearer t0ken")];
     let list =
         b"da39a3ee5e6b4b0d3255bfef95601890afd80709\n2fd4e1c67a2d28fced849ee1bb76e7391b93eb12\n";
@@ -666,21 +663,12 @@ fn hostile_requests_get_clear_status_codes() {
 /// answers every waiting long-poll.
 #[test]
 fn long_polls_and_connections_are_bounded_per_client_and_overall() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, _) = common::keygen(dir.path());
-    let token = dir.path().join("token");
-    std::fs::write(&token, "t0ken\n").unwrap();
-    let hub = start_hub_with(
-        dir.path(),
-        &key,
-        &token,
-        &[
-            "--max-connections",
-            "500",
-            "--max-connections-per-client",
-            "300",
-        ],
-    );
+    let (_dir, hub) = hub_with_token(&[
+        "--max-connections",
+        "500",
+        "--max-connections-per-client",
+        "300",
+    ]);
     let publish = |from: [u8; 4]| {
         let mut c = connect_from(from, &hub.addr);
         let body = "da39a3ee5e6b4b0d3255bfef95601890afd80709\n";

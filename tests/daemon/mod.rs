@@ -73,6 +73,33 @@ impl Nats {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
+    /// Publishes `messages` to `subject` as a crawler would (creating the
+    /// stream `PAGES` on it when missing), each acknowledged by JetStream.
+    pub fn publish_pages(&self, subject: &str, messages: impl IntoIterator<Item = Vec<u8>>) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let client = async_nats::connect(self.url()).await.unwrap();
+            let js = async_nats::jetstream::new(client);
+            js.get_or_create_stream(async_nats::jetstream::stream::Config {
+                name: "PAGES".into(),
+                subjects: vec![subject.into()],
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+            for m in messages {
+                js.publish(subject.to_string(), m.into())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap();
+            }
+        });
+    }
+
     /// The verdict ids in the stream, in stream order.
     pub fn ids(&self, stream: &str) -> Vec<String> {
         let rt = tokio::runtime::Builder::new_current_thread()
