@@ -52,7 +52,13 @@ fn fixture() -> &'static Fixture {
             "da39a3ee5e6b4b0d3255bfef95601890afd80709\n",
             "da39a3ee5e6b4b0d3255bfef95601890afd80709\n2fd4e1c67a2d28fced849ee1bb76e7391b93eb12\n",
         ] {
-            let status = send(&f, "POST", "/v1/sets/seed", Some(TOKEN), body.as_bytes().to_vec());
+            let status = send(
+                &f,
+                "POST",
+                "/v1/sets/seed",
+                Some(TOKEN),
+                body.as_bytes().to_vec(),
+            );
             assert_eq!(status, Some(201));
         }
         f
@@ -61,7 +67,13 @@ fn fixture() -> &'static Fixture {
 
 /// The status code, or None when the request cannot be built (hyper refuses
 /// such a target before the router sees it).
-fn send(f: &Fixture, method: &str, target: &str, token: Option<&str>, body: Vec<u8>) -> Option<u16> {
+fn send(
+    f: &Fixture,
+    method: &str,
+    target: &str,
+    token: Option<&str>,
+    body: Vec<u8>,
+) -> Option<u16> {
     let mut req = Request::builder().method(method).uri(target);
     if let Some(t) = token {
         req = req.header("authorization", format!("Bearer {t}"));
