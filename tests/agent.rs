@@ -301,15 +301,7 @@ fn a_warc_directory_is_processed_once_per_file() {
 #[test]
 fn a_kafka_outage_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let storage = format!(
-        "sqlite://{}",
-        dir.path()
-            .join("tansu.db")
-            .strip_prefix(std::env::temp_dir())
-            .unwrap()
-            .display()
-    );
-    let Some(mut kafka) = Tansu::start_with(free_port(), &storage, &["verdicts"]) else {
+    let Some(mut kafka) = Tansu::start_on_disk(dir.path(), &["verdicts"]) else {
         return;
     };
     let path = config(dir.path(), None, "");

@@ -202,17 +202,9 @@ impl Dice {
 /// restarted after a random pause, and the agent is killed (SIGKILL) once.
 fn chaos(n: usize, cycles: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let storage = format!(
-        "sqlite://{}",
-        dir.path()
-            .join("tansu.db")
-            .strip_prefix(std::env::temp_dir())
-            .unwrap()
-            .display()
-    );
     let nats = Arc::new(Mutex::new(Nats::start(&dir.path().join("nats")).unwrap()));
     let kafka = Arc::new(Mutex::new(
-        Tansu::start_with(free_port(), &storage, &["pages", "verdicts"]).unwrap(),
+        Tansu::start_on_disk(dir.path(), &["pages", "verdicts"]).unwrap(),
     ));
     let (nats_url, brokers) = (nats.lock().unwrap().url(), kafka.lock().unwrap().brokers());
     let pages = small_pages(200);

@@ -336,6 +336,18 @@ impl Tansu {
         Self::start_with(free_port(), "memory://tansu/", topics)
     }
 
+    /// On SQLite under `dir` (topics and messages survive a restart), on a free port.
+    pub fn start_on_disk(dir: &Path, topics: &[&str]) -> Option<Tansu> {
+        // sqlite:// paths are relative to the working directory (the temp dir).
+        let db = dir.join("tansu.db");
+        let relative = db.strip_prefix(std::env::temp_dir()).unwrap();
+        Self::start_with(
+            free_port(),
+            &format!("sqlite://{}", relative.display()),
+            topics,
+        )
+    }
+
     pub fn start_with(port: u16, storage: &str, topics: &[&str]) -> Option<Tansu> {
         let url = format!("tcp://127.0.0.1:{port}");
         let child = std::process::Command::new("tansu")
