@@ -339,13 +339,7 @@ fn pages_from_a_nats_subject_are_judged_and_acked() {
     let Some(nats) = Nats::start(&dir.path().join("nats")) else {
         return;
     };
-    let path = config(dir.path(), Some(&nats), "");
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    text.push_str(&format!(
-        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\n",
-        nats.url()
-    ));
-    std::fs::write(&path, text).unwrap();
+    let path = config_with_nats_source(dir.path(), &nats);
     // NATS's default payload limit is 1 MB: the pages that fit.
     let pages: Vec<String> = real_pages(40)
         .into_iter()

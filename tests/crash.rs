@@ -343,13 +343,7 @@ fn the_agent_starts_before_its_broker() {
     let dir = tempfile::tempdir().unwrap();
     let mut nats = Nats::start(&dir.path().join("nats")).unwrap();
     nats.kill();
-    let path = config(dir.path(), Some(&nats), "");
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    text.push_str(&format!(
-        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\n",
-        nats.url()
-    ));
-    std::fs::write(&path, text).unwrap();
+    let path = config_with_nats_source(dir.path(), &nats);
     let mut agent = Agent::start(&path);
     std::thread::sleep(Duration::from_secs(3));
     nats.restart().unwrap();

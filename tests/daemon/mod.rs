@@ -274,6 +274,18 @@ pub fn config(dir: &Path, nats: Option<&Nats>, extra: &str) -> PathBuf {
     path
 }
 
+/// `config` with a NATS sink and a NATS source (stream `PAGES`, subject `crawl.pages`).
+pub fn config_with_nats_source(dir: &Path, nats: &Nats) -> PathBuf {
+    let path = config(dir, Some(nats), "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\n",
+        nats.url()
+    ));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 pub fn jsonl_ids(dir: &Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("verdicts.jsonl"))
         .unwrap_or_default()
