@@ -295,6 +295,21 @@ fn chaos(n: usize, cycles: usize) {
     }
     let nats_set: HashSet<String> = nats_ids.iter().cloned().collect();
     let kafka_set: HashSet<String> = kafka_ids.iter().cloned().collect();
+    // Which source a missing page came from: even from NATS, odd from Kafka.
+    let unjudged = |parity: usize| {
+        (parity..n)
+            .step_by(2)
+            .filter(|&i| {
+                let id = crawlsieve::site::page_id(&url(i), pages[i % pages.len()].as_bytes());
+                !nats_set.contains(&id) && !kafka_set.contains(&id)
+            })
+            .count()
+    };
+    eprintln!(
+        "chaos: never judged: {} of the NATS source's pages, {} of the Kafka source's",
+        unjudged(0),
+        unjudged(1)
+    );
     eprintln!(
         "chaos: {n} pages in {secs:.0} s; NATS stream {} messages ({} distinct, {} missing), \
          Kafka topic {} messages ({} distinct, {} missing, {} duplicates); agent peak RSS {} MB",
