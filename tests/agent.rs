@@ -364,13 +364,7 @@ fn pages_from_a_nats_subject_are_judged_and_acked() {
     let in_stream: HashSet<String> = nats.ids("VERDICTS").into_iter().collect();
     assert_eq!(in_stream.len(), 151);
     // Every page message was acked: nothing pending for the agent's consumer.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let pending = rt.block_on(async {
-        let client = async_nats::connect(nats.url()).await.unwrap();
-        let js = async_nats::jetstream::new(client);
+    let pending = nats.with_jetstream(async |js| {
         let stream = js.get_stream("PAGES").await.unwrap();
         let mut c: async_nats::jetstream::consumer::PullConsumer =
             stream.get_consumer("crawlsieve").await.unwrap();

@@ -73,16 +73,23 @@ impl Nats {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
-    /// Publishes `messages` to `subject` as a crawler would (creating the
-    /// stream `PAGES` on it when missing), each acknowledged by JetStream.
-    pub fn publish_pages(&self, subject: &str, messages: impl IntoIterator<Item = Vec<u8>>) {
+    /// Runs `f` with a JetStream context on this server, on a runtime of its own
+    /// (the tests are plain threads).
+    pub fn with_jetstream<T>(&self, f: impl AsyncFnOnce(async_nats::jetstream::Context) -> T) -> T {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         rt.block_on(async {
             let client = async_nats::connect(self.url()).await.unwrap();
-            let js = async_nats::jetstream::new(client);
+            f(async_nats::jetstream::new(client)).await
+        })
+    }
+
+    /// Publishes `messages` to `subject` as a crawler would (creating the
+    /// stream `PAGES` on it when missing), each acknowledged by JetStream.
+    pub fn publish_pages(&self, subject: &str, messages: impl IntoIterator<Item = Vec<u8>>) {
+        self.with_jetstream(async |js| {
             js.get_or_create_stream(async_nats::jetstream::stream::Config {
                 name: "PAGES".into(),
                 subjects: vec![subject.into()],
@@ -102,13 +109,7 @@ impl Nats {
 
     /// The verdict ids in the stream, in stream order.
     pub fn ids(&self, stream: &str) -> Vec<String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let client = async_nats::connect(self.url()).await.unwrap();
-            let js = async_nats::jetstream::new(client);
+        self.with_jetstream(async |js| {
             let mut s = js.get_stream(stream).await.unwrap();
             let info = s.info().await.unwrap().state.clone();
             let mut ids = Vec::new();
