@@ -227,8 +227,9 @@ fn chaos(n: usize, cycles: usize) {
     );
 
     let sources = format!(
-        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{nats_url}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\n\
-         [[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{brokers}\"\ntopic = \"pages\"\ngroup = \"chaos\"\n"
+        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{nats_url}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\nstall_after_ms = 3000\n\
+         [[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{brokers}\"\ntopic = \"pages\"\ngroup = \"chaos\"\n\
+         stall_after_ms = 3000\n"
     );
     let sinks = format!(
         "{}[[agent.sinks]]\nkind = \"kafka\"\nbrokers = \"{brokers}\"\ntopic = \"verdicts\"\nack_timeout_ms = 1000\nidempotent = false\n",
@@ -288,6 +289,11 @@ fn chaos(n: usize, cycles: usize) {
         .map(|(_, id)| id)
         .collect();
     let secs = started.elapsed().as_secs_f64();
+    // Per source since the last start: pages taken, runs restarted and why.
+    eprintln!(
+        "chaos: {}",
+        agent.metric_lines("crawlsieve_source_").join("; ")
+    );
     peak_rss_kb = peak_rss_kb.max(agent.rss_peak_kb());
     let mut copies: HashMap<&String, usize> = HashMap::new();
     for id in &kafka_ids {
@@ -382,4 +388,97 @@ fn the_agent_starts_before_its_broker() {
     });
     assert!(agent.terminate().success());
     assert_eq!(nats.ids("VERDICTS").len(), 40);
+}
+
+/// The NATS server restarts while the agent's consumer is idle (every page
+/// so far judged), then the crawler publishes more. A pull consumer's
+/// outstanding pull request dies with the server; a client that does not
+/// notice waits forever, connected and silent. The source's watchdog sees
+/// pages waiting on the server and none arriving, and starts a fresh
+/// consumer: every page gets its verdict.
+#[test]
+fn a_nats_source_survives_its_server_restarting_while_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nats = Nats::start(&dir.path().join("nats")).unwrap();
+    let path = config_with_nats_source(dir.path(), &nats);
+    let stall_ms = std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| "1000".into());
+    let text = std::fs::read_to_string(&path).unwrap() + &format!("stall_after_ms = {stall_ms}\n");
+    std::fs::write(&path, text).unwrap();
+    let mut agent = Agent::start(&path);
+    let pages = small_pages(10);
+    let publish = |nats: &Nats, from: usize| {
+        nats.publish_pages(
+            "crawl.pages",
+            (from..from + 20).map(|i| {
+                let env = serde_json::json!({"url": format!("http://idle{i}.example/"), "html": pages[i % pages.len()]});
+                serde_json::to_vec(&env).unwrap()
+            }),
+        )
+    };
+    publish(&nats, 0);
+    assert_eq!(wait_for_lines(dir.path(), 20).len(), 20);
+    nats.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    nats.restart().unwrap();
+    let restarted = Instant::now();
+    publish(&nats, 20);
+    let got = wait_for_lines(dir.path(), 40).len();
+    eprintln!(
+        "after the restart: {} of 20 pages in {:.1} s; {}",
+        got - 20,
+        restarted.elapsed().as_secs_f64(),
+        agent.metric_lines("crawlsieve_source_").join("; ")
+    );
+    assert_eq!(got, 40, "every page published after the restart is judged");
+    assert!(agent.terminate().success());
+}
+
+/// The sequence of the chaos run that once stalled, on Kafka alone: the
+/// agent is SIGKILLed mid-topic (its group member dies without leaving),
+/// starts again at once, and then the broker restarts. Every page, those
+/// produced before and after, gets a verdict (duplicates allowed: pages
+/// after the last committed offset are read again after a SIGKILL).
+#[test]
+fn a_kafka_source_survives_a_sigkill_then_a_broker_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut kafka) = Tansu::start_on_disk(dir.path(), &["pages"]) else {
+        return;
+    };
+    let path = config(dir.path(), None, "");
+    let stall_ms = std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| "1000".into());
+    let text = std::fs::read_to_string(&path).unwrap()
+        + &format!(
+            "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"g\"\nstall_after_ms = {stall_ms}\n",
+            kafka.brokers()
+        );
+    std::fs::write(&path, text).unwrap();
+    let pages = small_pages(20);
+    let url = |i: usize| format!("http://site{}.example/k9/{i}", i % 5);
+    let envelope =
+        |i: usize| serde_json::json!({"url": url(i), "html": pages[i % pages.len()]}).to_string();
+    let distinct = || jsonl_ids(dir.path()).into_iter().collect::<HashSet<_>>();
+    kafka.produce("pages", &(0..300).map(envelope).collect::<Vec<_>>());
+    let agent = Agent::start(&path);
+    wait_until("the first verdicts", 60, || distinct().len() >= 30);
+    kill9(agent);
+    let mut agent = Agent::start(&path);
+    std::thread::sleep(Duration::from_millis(1500));
+    kafka.kill();
+    std::thread::sleep(Duration::from_millis(1500));
+    kafka.restart();
+    let restarted = Instant::now();
+    kafka.produce("pages", &(300..400).map(envelope).collect::<Vec<_>>());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while distinct().len() < 400 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let got = distinct().len();
+    eprintln!(
+        "{got} of 400 pages judged ({} verdicts), {:.1} s after the broker restart; {}",
+        jsonl_ids(dir.path()).len(),
+        restarted.elapsed().as_secs_f64(),
+        agent.metric_lines("crawlsieve_source_").join("; ")
+    );
+    assert_eq!(got, 400, "every page has a verdict");
+    assert!(agent.terminate().success());
 }

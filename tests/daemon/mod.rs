@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use crate::common::{self, bin, shared_data};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -163,11 +163,11 @@ impl Agent {
             }
             eprint!("{line}");
         };
+        // Line by line as it comes (a test that fails must not cut the log off).
+        let pid = child.id();
         std::thread::spawn(move || {
-            let mut sink = String::new();
-            let _ = err.read_to_string(&mut sink);
-            if !sink.is_empty() {
-                eprintln!("agent log:\n{sink}");
+            for line in err.lines().map_while(Result::ok) {
+                eprintln!("agent {pid}| {line}");
             }
         });
         Agent { child, addr }
@@ -180,6 +180,18 @@ impl Agent {
             .filter(|l| l.starts_with(name))
             .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
             .sum()
+    }
+
+    /// The `/metrics` lines of the metrics whose names start with `prefix`.
+    pub fn metric_lines(&self, prefix: &str) -> Vec<String> {
+        let Ok((_, body)) = http(&self.addr, "GET", "/metrics", &[], b"") else {
+            return vec![];
+        };
+        String::from_utf8_lossy(&body)
+            .lines()
+            .filter(|l| l.starts_with(prefix))
+            .map(str::to_string)
+            .collect()
     }
 
     pub fn rss_peak_kb(&self) -> u64 {

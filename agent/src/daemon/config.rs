@@ -119,6 +119,11 @@ pub enum SourceConfig {
         subject: String,
         #[serde(default = "default_consumer")]
         consumer: String,
+        /// After this long with nothing received, the source asks the server
+        /// whether pages are waiting; waiting and no progress one period later
+        /// = a stalled consumer, started again.
+        #[serde(default = "default_stall_ms")]
+        stall_after_ms: u64,
     },
     /// Pages on a Kafka topic (JSON envelopes), read in a consumer group; offsets
     /// are committed only past pages whose verdicts are delivered.
@@ -127,6 +132,9 @@ pub enum SourceConfig {
         topic: String,
         #[serde(default = "default_group")]
         group: String,
+        /// As for NATS, with the group's lag and committed offsets.
+        #[serde(default = "default_stall_ms")]
+        stall_after_ms: u64,
     },
     /// A directory the crawler writes WARC files into: each new `*.warc` /
     /// `*.warc.gz` is processed once (in-progress names such as Heritrix's
@@ -147,6 +155,9 @@ fn default_consumer() -> String {
 }
 fn default_group() -> String {
     "crawlsieve".into()
+}
+fn default_stall_ms() -> u64 {
+    30_000
 }
 fn default_poll() -> u64 {
     5

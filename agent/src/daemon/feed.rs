@@ -10,6 +10,7 @@ use super::Agent;
 use crate::page::Input;
 use crate::verdict::Verdict;
 use futures::stream::{FuturesOrdered, Stream, StreamExt};
+use prometheus_client::metrics::counter::Counter;
 use std::future::Future;
 use std::time::Duration;
 
@@ -50,12 +51,13 @@ pub async fn judge_and_deliver(agent: &Agent, mut input: Input) -> Verdict {
 
 /// Drives a stream of `(page, ack token)` through the agent with `window`
 /// pages in flight; `ack` runs, in arrival order, once the page's verdict is
-/// delivered. Stops taking new pages when `stop` resolves (or the stream
+/// delivered; `taken` counts the pages taken. Stops taking new pages when `stop` resolves (or the stream
 /// ends), and finishes those in flight.
 pub async fn drive<A>(
     agent: &Agent,
     window: usize,
     mut pages: impl Stream<Item = (Input, A)> + Unpin,
+    taken: &Counter,
     mut ack: impl FnMut(A),
     stop: impl Future<Output = ()>,
 ) {
@@ -68,6 +70,7 @@ pub async fn drive<A>(
             _ = &mut stop, if !stopping => stopping = true,
             got = pages.next(), if room => match got {
                 Some((input, token)) => {
+                    taken.inc();
                     in_flight.push_back(async move {
                         judge_and_deliver(agent, input).await;
                         token

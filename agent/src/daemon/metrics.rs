@@ -32,6 +32,17 @@ pub struct SetLabel {
     pub set: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SourceLabel {
+    pub source: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RestartLabel {
+    pub source: String,
+    pub why: String,
+}
+
 /// Every figure the agent exports.
 pub struct Metrics {
     registry: Registry,
@@ -44,6 +55,10 @@ pub struct Metrics {
     pub sink_duplicates: Family<SinkLabel, Counter>,
     pub spool_depth: Family<SinkLabel, Gauge>,
     pub site_flags: Counter,
+    /// Pages each queue-like source took (`nats-0`, `kafka-1`, `warc_dir-2`).
+    pub source_pages: Family<SourceLabel, Counter>,
+    /// Source runs that ended and were started again, and why.
+    pub source_restarts: Family<RestartLabel, Counter>,
     pub labeled_set_version: Family<SetLabel, Gauge>,
     /// From a page's arrival to its verdict accepted by every sink.
     pub latency: Histogram,
@@ -61,6 +76,8 @@ impl Metrics {
             sink_duplicates: Family::default(),
             spool_depth: Family::default(),
             site_flags: Counter::default(),
+            source_pages: Family::default(),
+            source_restarts: Family::default(),
             labeled_set_version: Family::default(),
             latency: Histogram::new(exponential_buckets(0.0005, 2.0, 16)),
             registry: Registry::default(),
@@ -93,6 +110,16 @@ impl Metrics {
             m.spool_depth.clone(),
         );
         registry.register("site_flags", "Site flags emitted", m.site_flags.clone());
+        registry.register(
+            "source_pages",
+            "Pages taken by each queue-like source",
+            m.source_pages.clone(),
+        );
+        registry.register(
+            "source_restarts",
+            "Source runs started again: failed, panicked, stream_closed, stalled",
+            m.source_restarts.clone(),
+        );
         registry.register(
             "labeled_set_version",
             "Version of each labeled set in use",

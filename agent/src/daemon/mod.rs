@@ -284,8 +284,16 @@ pub async fn run(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let window = agent_settings.queue.max(1);
     let mut queue_sources = tokio::task::JoinSet::new();
-    for source in &agent_settings.sources {
-        let (a, stop) = (agent.clone(), stop_rx.clone());
+    for (i, source) in agent_settings.sources.iter().enumerate() {
+        let name = |kind: &str| format!("{kind}-{i}");
+        let stall = |ms: u64| -> anyhow::Result<Duration> {
+            anyhow::ensure!(
+                (100..=3_600_000).contains(&ms),
+                "agent.sources[{i}].stall_after_ms: {ms} is outside 100..=3600000"
+            );
+            Ok(Duration::from_millis(ms))
+        };
+        let run = |kind: &str| sources::run_for(&agent, name(kind), window, stop_rx.clone());
         match source.clone() {
             SourceConfig::Http {} => {}
             SourceConfig::Nats {
@@ -293,31 +301,42 @@ pub async fn run(
                 stream,
                 subject,
                 consumer,
+                stall_after_ms,
             } => {
-                queue_sources.spawn(sources::nats(
-                    a, url, stream, subject, consumer, window, stop,
-                ));
+                let nats = sources::nats::Nats {
+                    url,
+                    stream,
+                    subject,
+                    consumer,
+                    stall_after: stall(stall_after_ms)?,
+                };
+                queue_sources.spawn(sources::nats(run("nats"), nats));
             }
             SourceConfig::Kafka {
                 brokers,
                 topic,
                 group,
+                stall_after_ms,
             } => {
-                queue_sources.spawn(sources::kafka(a, brokers, topic, group, window, stop));
+                let kafka = sources::kafka::Kafka {
+                    brokers,
+                    topic,
+                    group,
+                    stall_after: stall(stall_after_ms)?,
+                };
+                queue_sources.spawn(sources::kafka(run("kafka"), kafka));
             }
             SourceConfig::WarcDir {
                 path,
                 checkpoint,
                 poll_seconds,
             } => {
-                queue_sources.spawn(sources::warc_dir(
-                    a,
-                    path,
+                let warc_dir = sources::warc_dir::WarcDir {
+                    dir: path,
                     checkpoint,
-                    Duration::from_secs(poll_seconds.max(1)),
-                    window,
-                    stop,
-                ));
+                    poll: Duration::from_secs(poll_seconds.max(1)),
+                };
+                queue_sources.spawn(sources::warc_dir(run("warc_dir"), warc_dir));
             }
         }
     }
@@ -339,13 +358,8 @@ pub async fn run(
     shutdown.await;
     let _ = stop_tx.send(true);
     // Sources stop taking pages and finish those in flight; so do HTTP requests.
-    while let Some(done) = queue_sources.join_next().await {
-        match done {
-            Ok(Err(e)) => tracing::error!(error = %e, "source failed"),
-            Err(e) => tracing::error!(error = %e, "source panicked"),
-            Ok(Ok(())) => {}
-        }
-    }
+    // (Each source restarts its own runs; see `sources::supervise`.)
+    while queue_sources.join_next().await.is_some() {}
     server.await??;
     // Every accepted page has its verdict in the sinks.
     agent.finish().await?;

@@ -1,0 +1,148 @@
+//! The agent's queue-like sources: a NATS JetStream subject, a Kafka topic,
+//! a directory of WARC files. Each drives pages through `feed::drive`, and
+//! each runs under `supervise`, so a source never stops for the lifetime of
+//! the agent: a run that fails (broker down at start, a stream that cannot
+//! be set up), panics, ends, or is ended by its `watchdog` (a consumer that
+//! went silent with pages waiting) is logged at once, counted in
+//! `crawlsieve_source_restarts_total{source,why}`, and started again.
+
+pub mod kafka;
+pub mod nats;
+pub mod warc_dir;
+pub mod watchdog;
+
+pub use kafka::kafka;
+pub use nats::nats;
+pub use warc_dir::warc_dir;
+
+use super::metrics::{RestartLabel, SourceLabel};
+use super::Agent;
+use crate::page::{Input, Origin};
+use crate::sources::jsonl::page_from_json;
+use prometheus_client::metrics::counter::Counter;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// What every run of a source gets.
+#[derive(Clone)]
+pub struct Run {
+    pub agent: Arc<Agent>,
+    /// `<kind>-<index in agent.sources>`, as in metrics and logs.
+    pub name: String,
+    /// Pages in flight at most.
+    pub window: usize,
+    pub stop: watch::Receiver<bool>,
+    /// Pages this source took (`crawlsieve_source_pages_total`).
+    pub taken: Counter,
+}
+
+impl Run {
+    pub fn stopping(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Resolves when the agent stops.
+    pub fn stopped(&self) -> impl Future<Output = ()> + 'static {
+        let mut rx = self.stop.clone();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
+    }
+}
+
+/// Why a run returned without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The agent is stopping.
+    Stopped,
+    /// The consumer's message stream closed.
+    StreamClosed,
+    /// The watchdog ended a consumer that received nothing with pages waiting.
+    Stalled,
+}
+
+impl Ended {
+    /// Why a watched consumer's `drive` returned.
+    pub fn after(run: &Run, watch: &watchdog::Watch) -> Ended {
+        if run.stopping() {
+            Ended::Stopped
+        } else if watch.stalled() {
+            Ended::Stalled
+        } else {
+            Ended::StreamClosed
+        }
+    }
+}
+
+/// Runs `run` again and again until the agent stops. Backoff between runs
+/// grows from 0.5 s to 30 s and starts over after a run that took pages.
+pub async fn supervise<F, Fut>(run: Run, mut once: F)
+where
+    F: FnMut(Run) -> Fut,
+    Fut: Future<Output = anyhow::Result<Ended>> + Send + 'static,
+{
+    const FIRST: Duration = Duration::from_millis(500);
+    let mut backoff = FIRST;
+    while !run.stopping() {
+        let before = run.taken.get();
+        let why = match tokio::spawn(once(run.clone())).await {
+            Ok(Ok(Ended::Stopped)) => break,
+            Ok(Ok(Ended::Stalled)) => "stalled",
+            Ok(Ok(Ended::StreamClosed)) => {
+                tracing::warn!(source = %run.name, "message stream closed; starting again");
+                "stream_closed"
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(source = %run.name, error = %e, retry_in = ?backoff, "source not ready");
+                "failed"
+            }
+            Err(e) => {
+                tracing::error!(source = %run.name, error = %e, retry_in = ?backoff, "source panicked");
+                "panicked"
+            }
+        };
+        run.agent
+            .metrics
+            .source_restarts
+            .get_or_create(&RestartLabel {
+                source: run.name.clone(),
+                why: why.into(),
+            })
+            .inc();
+        if run.taken.get() > before {
+            backoff = FIRST;
+        }
+        let mut s = run.stop.clone();
+        let _ = tokio::time::timeout(backoff, s.wait_for(|s| *s)).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// A source's run context, with its page counter registered.
+pub fn run_for(
+    agent: &Arc<Agent>,
+    name: String,
+    window: usize,
+    stop: watch::Receiver<bool>,
+) -> Run {
+    let taken = agent
+        .metrics
+        .source_pages
+        .get_or_create(&SourceLabel {
+            source: name.clone(),
+        })
+        .clone();
+    Run {
+        agent: agent.clone(),
+        name,
+        window,
+        stop,
+        taken,
+    }
+}
+
+fn envelope(bytes: &[u8], origin: Origin, max_page_bytes: usize) -> Input {
+    page_from_json(bytes, origin, max_page_bytes, "page envelope")
+}
