@@ -192,3 +192,54 @@ pub fn keygen(dir: &std::path::Path) -> (PathBuf, PathBuf) {
         .unwrap());
     (key, dir.join("k.pub"))
 }
+
+/// A Python with `tests/python/requirements.txt` installed from PyPI, in
+/// `target/test-venv` (made on first use; `.ci/run` makes it before the
+/// tests). `None` when it cannot be made (no `venv` module, no network) —
+/// a failure under CI (`CI` set), a skip with the reason elsewhere.
+pub fn test_python() -> Option<PathBuf> {
+    static MADE: std::sync::Mutex<Option<Option<PathBuf>>> = std::sync::Mutex::new(None);
+    let mut made = MADE.lock().unwrap();
+    if let Some(p) = &*made {
+        return p.clone();
+    }
+    let requirements = repo().join("tests/python/requirements.txt");
+    let venv = repo().join("target/test-venv");
+    let python = venv.join("bin/python");
+    let marker = venv.join("requirements.txt");
+    let wanted = std::fs::read(&requirements).unwrap();
+    let result = if std::fs::read(&marker).ok().as_deref() == Some(&wanted[..]) {
+        Ok(())
+    } else {
+        let status = |cmd: &mut Command| -> Result<(), String> {
+            let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!("{cmd:?}: {}", String::from_utf8_lossy(&out.stderr)))
+            }
+        };
+        status(Command::new("python3").args(["-m", "venv"]).arg(&venv))
+            .and_then(|()| {
+                status(
+                    Command::new(&python)
+                        .args(["-m", "pip", "install", "-q", "-r"])
+                        .arg(&requirements),
+                )
+            })
+            .and_then(|()| std::fs::write(&marker, &wanted).map_err(|e| e.to_string()))
+    };
+    let got = match result {
+        Ok(()) => Some(python),
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "test Python not ready: {why}"
+            );
+            eprintln!("skipped: no test Python ({why})");
+            None
+        }
+    };
+    *made = Some(got.clone());
+    got
+}

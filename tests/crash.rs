@@ -226,10 +226,12 @@ fn chaos(n: usize, cycles: usize) {
         &(1..n).step_by(2).map(envelope).collect::<Vec<_>>(),
     );
 
+    // The sources' watchdog (README): short here, so a stalled consumer costs seconds.
+    let stall_ms = std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| "3000".into());
     let sources = format!(
-        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{nats_url}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\nstall_after_ms = 3000\n\
+        "[[agent.sources]]\nkind = \"nats\"\nurl = \"{nats_url}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\nstall_after_ms = {stall_ms}\n\
          [[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{brokers}\"\ntopic = \"pages\"\ngroup = \"chaos\"\n\
-         stall_after_ms = 3000\n"
+         stall_after_ms = {stall_ms}\n"
     );
     let sinks = format!(
         "{}[[agent.sinks]]\nkind = \"kafka\"\nbrokers = \"{brokers}\"\ntopic = \"verdicts\"\nack_timeout_ms = 1000\nidempotent = false\n",
@@ -344,12 +346,11 @@ fn chaos(n: usize, cycles: usize) {
     assert!(peak_rss_kb < 400 * 1024, "memory stays bounded");
 }
 
-/// Not in CI: one run in five so far stalled (seed 1795463909623866811: 241
-/// of 1,000 pages never judged after NATS and Kafka restarts that followed the
-/// agent's SIGKILL; nothing lost that was acknowledged, but a source stopped
-/// taking pages). Run with the long one: `cargo test --release --test crash -- --ignored`.
+/// In CI. Seed 1795463909623866811 once stalled here (241 of 1,000 pages
+/// never judged in 600 s): after the agent's SIGKILL and a broker restart its
+/// Kafka consumer received nothing with pages waiting. The sources' watchdog
+/// now restarts such a consumer (`crawlsieve_source_restarts_total{why="stalled"}`).
 #[test]
-#[ignore]
 fn chaos_brokers_and_the_agent_killed_at_random_nothing_lost() {
     chaos(1_000, 5);
 }
@@ -392,10 +393,9 @@ fn the_agent_starts_before_its_broker() {
 
 /// The NATS server restarts while the agent's consumer is idle (every page
 /// so far judged), then the crawler publishes more. A pull consumer's
-/// outstanding pull request dies with the server; a client that does not
-/// notice waits forever, connected and silent. The source's watchdog sees
-/// pages waiting on the server and none arriving, and starts a fresh
-/// consumer: every page gets its verdict.
+/// outstanding pull request dies with the server: async-nats issues a new
+/// one on reconnect (measured: the pages arrive within a second, no restart
+/// by the watchdog); this guards that, whichever of the two does it.
 #[test]
 fn a_nats_source_survives_its_server_restarting_while_idle() {
     let dir = tempfile::tempdir().unwrap();
@@ -433,11 +433,13 @@ fn a_nats_source_survives_its_server_restarting_while_idle() {
     assert!(agent.terminate().success());
 }
 
-/// The sequence of the chaos run that once stalled, on Kafka alone: the
-/// agent is SIGKILLed mid-topic (its group member dies without leaving),
+/// Part of the sequence of the chaos run that once stalled, on Kafka alone:
+/// the agent is SIGKILLed mid-topic (its group member dies without leaving),
 /// starts again at once, and then the broker restarts. Every page, those
-/// produced before and after, gets a verdict (duplicates allowed: pages
-/// after the last committed offset are read again after a SIGKILL).
+/// produced before and after, gets a verdict (duplicates allowed: pages after
+/// the last committed offset are read again after a SIGKILL). On its own this
+/// sequence has not stalled (nor needed the watchdog); the chaos run with the
+/// recorded seed did, under load.
 #[test]
 fn a_kafka_source_survives_a_sigkill_then_a_broker_restart() {
     let dir = tempfile::tempdir().unwrap();

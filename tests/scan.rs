@@ -4,6 +4,7 @@ mod common;
 use common::*;
 use std::collections::BTreeSet;
 use std::io::Read;
+use std::process::Command;
 
 /// Record ids of the HTML `response` records of a WARC file, found by a
 /// reading independent of the one under test: decompress with flate2 and
@@ -271,4 +272,103 @@ fn environment_and_flags_override_rules() {
         page.as_bytes(),
     ));
     assert_eq!(vs[0]["verdict"], "keep");
+}
+
+/// `scan --warc-metadata`: a verdict per page as a WARC/1.1 metadata record,
+/// read back by warcio (PyPI) with block digests checked, each referring to
+/// the response record it judged, on real Common Crawl and Dolma WARC files.
+#[test]
+fn verdicts_as_warc_metadata_records_read_by_warcio() {
+    let Some(data) = shared_data() else { return };
+    let Some(python) = test_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for (input, name) in [
+        ("warc/dolma-samples/sample-0000.warc.gz", "verdicts.warc.gz"),
+        (
+            "warc/resiliparse-cc-2020-34/CC-MAIN-20200808165417-20200808195417-00395.excerpt.warc.gz",
+            "verdicts.warc",
+        ),
+    ] {
+        let input = data.join(input);
+        let (jsonl, warc) = (dir.path().join("verdicts.jsonl"), dir.path().join(name));
+        ok(run(bin()
+            .args(["scan", "-q", "-o"])
+            .arg(&jsonl)
+            .arg("--warc-metadata")
+            .arg(&warc)
+            .arg(&input)));
+        let out = run(Command::new(&python)
+            .arg(repo().join("tests/python/check_warc_metadata.py"))
+            .args([&input, &warc, &jsonl]));
+        eprintln!("{name}: {}", ok(out).trim());
+    }
+}
+
+/// `crawlsieve cdx`: the CDXJ index pywb's own indexer (`cdxj-indexer`, PyPI)
+/// makes of a real WARC file, with each judged record's verdict fields added
+/// and every other field and line as it was.
+#[test]
+fn a_cdxj_index_from_cdxj_indexer_annotated_with_verdicts() {
+    let Some(data) = shared_data() else { return };
+    let Some(python) = test_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let input = data.join("warc/dolma-samples/sample-0001.warc.gz");
+    let indexer = python.with_file_name("cdxj-indexer");
+    let index = ok(run(Command::new(&indexer).arg(&input)));
+    let index_path = dir.path().join("index.cdxj");
+    std::fs::write(&index_path, &index).unwrap();
+    let jsonl = dir.path().join("verdicts.jsonl");
+    ok(run(bin()
+        .args(["scan", "-q", "-o"])
+        .arg(&jsonl)
+        .arg(&input)));
+    let out = run(bin()
+        .args(["cdx", "--verdicts"])
+        .arg(&jsonl)
+        .arg(&index_path));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let annotated = ok(out);
+    eprintln!("{}", stderr.trim());
+
+    let verdicts: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v.get("verdict").is_some())
+        .collect();
+    let (before, after): (Vec<&str>, Vec<&str>) =
+        (index.lines().collect(), annotated.lines().collect());
+    assert_eq!(before.len(), after.len(), "one line out per line in");
+    let mut matched = 0;
+    for (b, a) in before.iter().zip(&after) {
+        let json = |l: &str| -> serde_json::Value {
+            serde_json::from_str(l.splitn(3, ' ').nth(2).unwrap()).unwrap()
+        };
+        let (jb, ja) = (json(b), json(a));
+        assert_eq!(
+            b.splitn(3, ' ').take(2).collect::<Vec<_>>(),
+            a.splitn(3, ' ').take(2).collect::<Vec<_>>()
+        );
+        for (k, v) in jb.as_object().unwrap() {
+            assert_eq!(&ja[k], v, "{k} kept");
+        }
+        let offset: u64 = jb["offset"].as_str().unwrap().parse().unwrap();
+        let judged = verdicts.iter().find(|v| v["origin"]["offset"] == offset);
+        match judged {
+            Some(v) => {
+                matched += 1;
+                assert_eq!(ja["verdict"], v["verdict"]);
+                assert_eq!(ja["url"], v["url"]);
+                assert_eq!(ja["lang"], v["lang"]);
+                assert_eq!(ja["words"], v["words"]);
+            }
+            None => assert_eq!(a, b, "a record without a verdict passes unchanged"),
+        }
+    }
+    assert_eq!(
+        matched,
+        verdicts.len(),
+        "every verdict found its index line"
+    );
+    assert!(matched >= 10, "{matched}");
 }

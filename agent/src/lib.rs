@@ -19,6 +19,7 @@
 //! `report` and `crawllog` read verdict streams back.
 
 pub mod analyse;
+pub mod cdxj;
 pub mod chunks;
 pub mod crawllog;
 pub mod daemon;

@@ -263,6 +263,22 @@ pub struct VerdictRecord {
     pub whole_match: bool,
     #[serde(default)]
     pub shingle_contains: Option<f64>,
+    #[serde(default)]
+    pub words: Option<u32>,
+    #[serde(default)]
+    pub labels_version: Option<String>,
+    #[serde(default)]
+    pub origin: Option<OriginRecord>,
+}
+
+/// Where a verdict's page came from, read back (the fields `cdx` joins on).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct OriginRecord {
+    pub kind: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub offset: Option<u64>,
 }
 
 impl VerdictRecord {

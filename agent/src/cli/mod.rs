@@ -3,6 +3,7 @@
 mod agent;
 mod annotate;
 mod bench;
+mod cdx;
 mod chunks;
 mod extract;
 mod hub;
@@ -96,6 +97,8 @@ enum Command {
     Agent(agent::AgentArgs),
     /// Write a Heritrix crawl.log back with verdicts and bad-site annotations (field 12).
     AnnotateLog(annotate::AnnotateArgs),
+    /// Add verdict fields to a CDXJ index (pywb), joined on each record's WARC file and offset.
+    Cdx(cdx::CdxArgs),
     /// The scan report: verdicts, reasons, languages, neighborhood badness, flagged sites (HTML).
     Report(report::ReportArgs),
     /// Add the neighborhood snapshots of several agents into one.
@@ -115,6 +118,7 @@ pub fn main() -> i32 {
         Command::AnnotateLog(args) => annotate::run(args),
         Command::Agent(args) => agent::run(args),
         Command::Report(args) => report::run(args),
+        Command::Cdx(args) => cdx::run(args),
         Command::MergeNeighborhoods(args) => report::merge(args),
     };
     match result {

@@ -3,6 +3,8 @@
 use super::ConfigArgs;
 use crawlsieve::scan;
 use crawlsieve::sinks::jsonl::JsonlSink;
+use crawlsieve::sinks::warc_metadata::WarcMetadataSink;
+use crawlsieve::sinks::{Sink, Tee};
 use crawlsieve::sources::{self, Limits};
 use crawlsieve::{Kind, Pipeline};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -26,6 +28,10 @@ pub struct ScanArgs {
     /// Include the extracted content in every verdict (`output.content`).
     #[arg(long)]
     content: bool,
+    /// Also write every verdict as a WARC/1.1 `metadata` record (refers to the
+    /// response record judged) to this file; `.gz` for one gzip member per record.
+    #[arg(long, value_name = "OUT.warc[.gz]")]
+    warc_metadata: Option<PathBuf>,
     /// Write the run's summary as JSON to this file.
     #[arg(long)]
     summary_json: Option<PathBuf>,
@@ -77,7 +83,11 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     for input in &sources::expand_inputs(&args.inputs)? {
         inputs.push(sources::open(input, &limits)?);
     }
-    let mut sink = JsonlSink::open(output.as_deref())?;
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(JsonlSink::open(output.as_deref())?)];
+    if let Some(path) = &args.warc_metadata {
+        sinks.push(Box::new(WarcMetadataSink::create(path)?));
+    }
+    let mut sink = Tee(sinks);
 
     let bar = if std::io::stderr().is_terminal() && !args.quiet {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());

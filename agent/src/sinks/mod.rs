@@ -9,6 +9,7 @@ pub mod kafka;
 pub mod nats;
 pub mod rotating;
 pub mod spool;
+pub mod warc_metadata;
 
 use crate::neighborhoods::SiteFlag;
 use crate::verdict::Verdict;
@@ -21,4 +22,19 @@ pub trait Sink: Send {
     fn send_flag(&mut self, flag: &SiteFlag) -> anyhow::Result<()>;
     /// Makes everything sent so far durable / visible.
     fn flush(&mut self) -> anyhow::Result<()>;
+}
+
+/// Verdicts to several sinks, in order; the first error stops the run.
+pub struct Tee(pub Vec<Box<dyn Sink>>);
+
+impl Sink for Tee {
+    fn send(&mut self, v: &Verdict) -> anyhow::Result<()> {
+        self.0.iter_mut().try_for_each(|s| s.send(v))
+    }
+    fn send_flag(&mut self, f: &SiteFlag) -> anyhow::Result<()> {
+        self.0.iter_mut().try_for_each(|s| s.send_flag(f))
+    }
+    fn flush(&mut self) -> anyhow::Result<()> {
+        self.0.iter_mut().try_for_each(|s| s.flush())
+    }
 }

@@ -44,9 +44,11 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
         .subscribe(&[&cfg.topic])
         .map_err(|e| anyhow::anyhow!("kafka source {}: {e}", cfg.topic))?;
     let max = run.agent.max_page_bytes;
-    let pages = consumer.stream().filter_map(|m| async move {
+    let quiet = &super::Quiet::new(&run.name);
+    let pages = consumer.stream().filter_map(move |m| async move {
         match m {
             Ok(m) => {
+                quiet.ok();
                 let origin = Origin::Ingest {
                     id: format!("kafka:{}:{}:{}", m.topic(), m.partition(), m.offset()),
                 };
@@ -54,7 +56,7 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
                 Some((input, (m.topic().to_string(), m.partition(), m.offset())))
             }
             Err(e) => {
-                tracing::warn!(error = %e, "kafka source: receive failed");
+                quiet.failed(&e);
                 None
             }
         }

@@ -143,6 +143,43 @@ pub fn run_for(
     }
 }
 
+/// Receive errors come in bursts while a broker is away (librdkafka reports
+/// every connection attempt): the first of a burst is a warning, the rest
+/// are debug lines, until a page arrives again.
+pub struct Quiet<'a> {
+    source: &'a str,
+    failing: std::sync::atomic::AtomicBool,
+    suppressed: std::sync::atomic::AtomicU64,
+}
+
+impl<'a> Quiet<'a> {
+    pub fn new(source: &'a str) -> Self {
+        Quiet {
+            source,
+            failing: false.into(),
+            suppressed: 0.into(),
+        }
+    }
+
+    pub fn failed(&self, e: &dyn std::fmt::Display) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.failing.swap(true, Relaxed) {
+            self.suppressed.fetch_add(1, Relaxed);
+            tracing::debug!(source = self.source, error = %e, "receive failed");
+        } else {
+            tracing::warn!(source = self.source, error = %e, "receive failed (more are logged at debug until a page arrives)");
+        }
+    }
+
+    pub fn ok(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.failing.swap(false, Relaxed) {
+            let n = self.suppressed.swap(0, Relaxed);
+            tracing::info!(source = self.source, errors = n + 1, "receiving again");
+        }
+    }
+}
+
 fn envelope(bytes: &[u8], origin: Origin, max_page_bytes: usize) -> Input {
     page_from_json(bytes, origin, max_page_bytes, "page envelope")
 }

@@ -60,9 +60,11 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
         .await
         .map_err(|e| anyhow::anyhow!("nats source: {e}"))?;
     let max = run.agent.max_page_bytes;
-    let pages = messages.filter_map(|m| async move {
+    let quiet = &super::Quiet::new(&run.name);
+    let pages = messages.filter_map(move |m| async move {
         match m {
             Ok(m) => {
+                quiet.ok();
                 let origin = Origin::Ingest {
                     id: m
                         .info()
@@ -72,7 +74,7 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
                 Some((envelope(&m.payload, origin, max), m))
             }
             Err(e) => {
-                tracing::warn!(error = %e, "nats source: receive failed");
+                quiet.failed(&e);
                 None
             }
         }
