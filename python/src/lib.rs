@@ -1,0 +1,253 @@
+//! `crawlsieve._native`: the pipeline in a Python process.
+//!
+//! Verdicts and documents cross into Python as JSON text read by the
+//! standard `json` module: one schema, the JSONL output's, with no second
+//! serialiser to keep in step. Judging happens with the GIL released, so
+//! Python threads (and `process_many`'s own worker threads) judge pages in
+//! parallel.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A page as Python hands it over, copied out of Python objects.
+struct PageIn {
+    url: String,
+    body: Vec<u8>,
+    content_type: Option<String>,
+    status: Option<u16>,
+}
+
+impl PageIn {
+    fn page(&self, max_bytes: usize) -> crawlsieve::Page<'_> {
+        let truncated = self.body.len() > max_bytes;
+        let mut page = crawlsieve::Page::new(
+            self.url.as_str(),
+            &self.body[..self.body.len().min(max_bytes)],
+        );
+        page.content_type = self.content_type.as_deref().map(Into::into);
+        page.status = self.status;
+        page.truncated = truncated;
+        page
+    }
+}
+
+/// `bytes` as they are; `str` as UTF-8 (its charset is then UTF-8, whatever
+/// the page's `<meta charset>` says).
+fn body_of(body: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = body.cast::<PyBytes>() {
+        Ok(b.as_bytes().to_vec())
+    } else if let Ok(s) = body.cast::<PyString>() {
+        Ok(s.extract::<String>()?.into_bytes())
+    } else {
+        Err(PyTypeError::new_err("a page body is bytes or str"))
+    }
+}
+
+/// One item of `process_many`: `(url, body)`, `(url, body, content_type)`,
+/// or a dict with `url` and `body` (or `html`), optionally `content_type`, `status`.
+fn page_of(item: &Bound<'_, PyAny>) -> PyResult<PageIn> {
+    if let Ok(t) = item.cast::<PyTuple>() {
+        let content_type = match t.len() {
+            2 => None,
+            3 => t.get_item(2)?.extract()?,
+            n => {
+                return Err(PyValueError::new_err(format!(
+                    "a page tuple is (url, body[, content_type]), not {n} items"
+                )))
+            }
+        };
+        return Ok(PageIn {
+            url: t.get_item(0)?.extract()?,
+            body: body_of(&t.get_item(1)?)?,
+            content_type,
+            status: None,
+        });
+    }
+    let d = item
+        .cast::<PyDict>()
+        .map_err(|_| PyTypeError::new_err("a page is a (url, body) tuple or a dict"))?;
+    let url = d
+        .get_item("url")?
+        .ok_or_else(|| PyValueError::new_err("a page dict needs `url`"))?;
+    let body = match d.get_item("body")? {
+        Some(b) => b,
+        None => d
+            .get_item("html")?
+            .ok_or_else(|| PyValueError::new_err("a page dict needs `body` or `html`"))?,
+    };
+    Ok(PageIn {
+        url: url.extract()?,
+        body: body_of(&body)?,
+        content_type: match d.get_item("content_type")? {
+            Some(c) if !c.is_none() => Some(c.extract()?),
+            _ => None,
+        },
+        status: match d.get_item("status")? {
+            Some(s) if !s.is_none() => Some(s.extract()?),
+            _ => None,
+        },
+    })
+}
+
+fn from_json(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Judges pages: `Pipeline(config=None, labels=None, public_key=None, content=False)`.
+///
+/// `config`: a TOML file (keys as in the README); `labels`: labeled-set files
+/// (`.cslab`, signed, or text lists); `public_key`: the hub's ed25519 public
+/// key, 64 hex digits or a file holding them — required for signed sets,
+/// whose signatures are checked on load; `content`: every verdict carries the
+/// extracted main content (`content`). Safe to share between threads.
+#[pyclass(frozen, module = "crawlsieve._native")]
+struct Pipeline {
+    inner: Arc<crawlsieve::Pipeline>,
+    max_bytes: usize,
+}
+
+#[pymethods]
+impl Pipeline {
+    #[new]
+    #[pyo3(signature = (config=None, labels=None, public_key=None, content=false))]
+    fn new(
+        config: Option<PathBuf>,
+        labels: Option<Vec<PathBuf>>,
+        public_key: Option<String>,
+        content: bool,
+    ) -> PyResult<Self> {
+        let mut overrides: Vec<(&str, config::Value)> = Vec::new();
+        if content {
+            overrides.push(("output.content", true.into()));
+        }
+        if let Some(key) = &public_key {
+            let name = if std::path::Path::new(key).is_file() {
+                "labels.public_key_file"
+            } else {
+                "labels.public_key"
+            };
+            overrides.push((name, key.clone().into()));
+        }
+        let mut settings =
+            crawlsieve::Settings::load(config.as_deref(), &overrides).map_err(value_error)?;
+        settings.labels.files.extend(labels.unwrap_or_default());
+        let max_bytes = settings.input.max_page_bytes;
+        let inner = crawlsieve::Pipeline::new(settings).map_err(value_error)?;
+        Ok(Pipeline {
+            inner: Arc::new(inner),
+            max_bytes,
+        })
+    }
+
+    /// The verdict on one page, as a dict (the JSONL schema).
+    #[pyo3(signature = (url, body, content_type=None, status=None))]
+    fn process(
+        &self,
+        py: Python<'_>,
+        url: String,
+        body: &Bound<'_, PyAny>,
+        content_type: Option<String>,
+        status: Option<u16>,
+    ) -> PyResult<Py<PyAny>> {
+        let page = PageIn {
+            url,
+            body: body_of(body)?,
+            content_type,
+            status,
+        };
+        let json =
+            py.detach(|| serde_json::to_string(&self.inner.process(&page.page(self.max_bytes))));
+        from_json(py, &json.map_err(value_error)?)
+    }
+
+    /// Verdicts on many pages, in their order, judged by `threads` threads
+    /// (default: one per core) with the GIL released. Each page is a
+    /// `(url, body)` tuple or a dict (`url`, `body` or `html`, `content_type`, `status`).
+    #[pyo3(signature = (pages, threads=None))]
+    fn process_many(
+        &self,
+        py: Python<'_>,
+        pages: &Bound<'_, PyAny>,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let pages: Vec<PageIn> = pages
+            .try_iter()?
+            .map(|item| page_of(&item?))
+            .collect::<PyResult<_>>()?;
+        let threads = threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .clamp(1, pages.len().max(1));
+        let texts = py.detach(|| self.judge_all(&pages, threads));
+        texts
+            .iter()
+            .map(|t| from_json(py, t.as_ref().map_err(value_error)?))
+            .collect()
+    }
+
+    /// The main content and metadata of one HTML page, as a dict: `title`,
+    /// `author`, `date`, `language`, `page_type`, `words`, `text`, `markdown`, …
+    /// (the fields of `crawlsieve extract --format json`).
+    #[pyo3(signature = (html, url=None))]
+    fn extract(
+        &self,
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        url: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let page = PageIn {
+            url: url.unwrap_or_default(),
+            body: body_of(html)?,
+            content_type: None,
+            status: None,
+        };
+        let json = py.detach(|| -> Result<String, String> {
+            let doc = self.inner.document(&page.page(self.max_bytes), true)?;
+            serde_json::to_string(&doc).map_err(|e| e.to_string())
+        });
+        from_json(py, &json.map_err(value_error)?)
+    }
+}
+
+impl Pipeline {
+    /// Each page's verdict as JSON, in input order; threads take the next
+    /// page as they finish (pages differ in cost by orders of magnitude).
+    fn judge_all(&self, pages: &[PageIn], threads: usize) -> Vec<serde_json::Result<String>> {
+        let next = AtomicUsize::new(0);
+        let mut done: Vec<(usize, serde_json::Result<String>)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(p) = pages.get(i) else { break out };
+                            let v = self.inner.process(&p.page(self.max_bytes));
+                            out.push((i, serde_json::to_string(&v)));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("a judging thread panicked"))
+                .collect()
+        });
+        done.sort_unstable_by_key(|(i, _)| *i);
+        done.into_iter().map(|(_, t)| t).collect()
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Pipeline>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
