@@ -91,6 +91,12 @@ fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// The sources' `stall_after_ms` for a test: `STALL_AFTER_MS` when set (a
+/// large value turns the watchdog off, to see what happens without it).
+fn stall_after_ms(default: &str) -> String {
+    std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| default.into())
+}
+
 fn kill9(agent: Agent) {
     // `Child::kill` is SIGKILL: no shutdown code runs.
     drop(agent);
@@ -227,7 +233,7 @@ fn chaos(n: usize, cycles: usize) {
     );
 
     // The sources' watchdog (README): short here, so a stalled consumer costs seconds.
-    let stall_ms = std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| "3000".into());
+    let stall_ms = stall_after_ms("3000");
     let sources = format!(
         "[[agent.sources]]\nkind = \"nats\"\nurl = \"{nats_url}\"\nstream = \"PAGES\"\nsubject = \"crawl.pages\"\nstall_after_ms = {stall_ms}\n\
          [[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{brokers}\"\ntopic = \"pages\"\ngroup = \"chaos\"\n\
@@ -401,7 +407,7 @@ fn a_nats_source_survives_its_server_restarting_while_idle() {
     let dir = tempfile::tempdir().unwrap();
     let mut nats = Nats::start(&dir.path().join("nats")).unwrap();
     let path = config_with_nats_source(dir.path(), &nats);
-    let stall_ms = std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| "1000".into());
+    let stall_ms = stall_after_ms("1000");
     let text = std::fs::read_to_string(&path).unwrap() + &format!("stall_after_ms = {stall_ms}\n");
     std::fs::write(&path, text).unwrap();
     let mut agent = Agent::start(&path);
@@ -447,7 +453,7 @@ fn a_kafka_source_survives_a_sigkill_then_a_broker_restart() {
         return;
     };
     let path = config(dir.path(), None, "");
-    let stall_ms = std::env::var("STALL_AFTER_MS").unwrap_or_else(|_| "1000".into());
+    let stall_ms = stall_after_ms("1000");
     let text = std::fs::read_to_string(&path).unwrap()
         + &format!(
             "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"g\"\nstall_after_ms = {stall_ms}\n",

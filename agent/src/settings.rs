@@ -48,6 +48,8 @@ pub struct Settings {
 #[serde(deny_unknown_fields)]
 pub struct InputSettings {
     pub max_page_bytes: usize,
+    /// The HTML pass of one page may take this long; beyond, `error` / `too_slow`. 0: no budget.
+    pub max_page_ms: u64,
     pub html_content_types: Vec<String>,
 }
 

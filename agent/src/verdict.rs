@@ -54,6 +54,8 @@ pub enum Reason {
     BrokenInput,
     BinaryBody,
     ParseError,
+    /// The page outran its time budget (`input.max_page_ms`).
+    TooSlow,
     InternalError,
 }
 
@@ -76,6 +78,7 @@ impl Reason {
             Reason::BrokenInput => "broken_input",
             Reason::BinaryBody => "binary_body",
             Reason::ParseError => "parse_error",
+            Reason::TooSlow => "too_slow",
             Reason::InternalError => "internal_error",
         }
     }

@@ -55,11 +55,21 @@ pub struct Analysis {
     pub outline: Option<Box<Outline>>,
 }
 
-/// The parser gave up (lol_html reports, e.g., memory limits). Rare; the page
-/// then gets an `error` verdict.
+/// Why a page has no analysis; it then gets an `error` verdict.
 #[derive(Debug, thiserror::Error)]
-#[error("HTML parse failed: {0}")]
-pub struct AnalyseError(String);
+pub enum AnalyseError {
+    /// The parser gave up (lol_html reports, e.g., memory limits). Rare.
+    #[error("HTML parse failed: {0}")]
+    Parse(String),
+    /// The pass outran the page's time budget (`input.max_page_ms`).
+    #[error("the HTML pass took longer than the page's budget of {0} ms (input.max_page_ms)")]
+    TooSlow(u64),
+}
+
+/// The parser is fed this much at a time, and the page's budget checked in
+/// between: the last line of defence against an input shape that is slow
+/// (every path is meant to be linear; see bench/adversarial.rs).
+const FEED_BYTES: usize = 64 << 10;
 
 #[derive(Clone, Copy)]
 struct Open {
@@ -378,7 +388,7 @@ const NOSCRIPT_MIN_BYTES: usize = 2048;
 /// Analyses `html` (already decoded to UTF-8). `content_rule`, when the page's
 /// site has one, is the selector of the element that holds the content.
 pub fn analyse(html: &str, content_rule: Option<&Selector>) -> Result<Analysis, AnalyseError> {
-    analyse_with(html, content_rule, false)
+    analyse_with(html, content_rule, false, None)
 }
 
 /// As `analyse`, keeping the page's outline too (metadata, links, bylines).
@@ -386,13 +396,41 @@ pub fn analyse_outlined(
     html: &str,
     content_rule: Option<&Selector>,
 ) -> Result<Analysis, AnalyseError> {
-    analyse_with(html, content_rule, true)
+    analyse_with(html, content_rule, true, None)
+}
+
+/// A page's time budget: the pass stops with `TooSlow` once past `deadline`.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub deadline: std::time::Instant,
+    pub ms: u64,
+}
+
+impl Budget {
+    /// `ms` from now; `None` for 0 (no budget).
+    pub fn from_now(ms: u64) -> Option<Budget> {
+        (ms > 0).then(|| Budget {
+            deadline: std::time::Instant::now() + std::time::Duration::from_millis(ms),
+            ms,
+        })
+    }
+}
+
+/// `analyse` or `analyse_outlined` within a time budget.
+pub fn analyse_within(
+    html: &str,
+    content_rule: Option<&Selector>,
+    outlined: bool,
+    budget: Option<Budget>,
+) -> Result<Analysis, AnalyseError> {
+    analyse_with(html, content_rule, outlined, budget)
 }
 
 fn analyse_with(
     html: &str,
     content_rule: Option<&Selector>,
     outlined: bool,
+    budget: Option<Budget>,
 ) -> Result<Analysis, AnalyseError> {
     let state = Rc::new(RefCell::new(State {
         builder: text::TextBuilder::with_capacity(html.len() / 4),
@@ -560,10 +598,19 @@ fn analyse_with(
             ));
         }
         let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        for piece in html.as_bytes().chunks(FEED_BYTES) {
+            rewriter
+                .write(piece)
+                .map_err(|e| AnalyseError::Parse(e.to_string()))?;
+            if let Some(b) = budget {
+                if std::time::Instant::now() > b.deadline {
+                    return Err(AnalyseError::TooSlow(b.ms));
+                }
+            }
+        }
         rewriter
-            .write(html.as_bytes())
-            .map_err(|e| AnalyseError(e.to_string()))?;
-        rewriter.end().map_err(|e| AnalyseError(e.to_string()))?;
+            .end()
+            .map_err(|e| AnalyseError::Parse(e.to_string()))?;
     }
     let mut st = std::mem::take(&mut *state.borrow_mut());
     let trailing_tags = st.builder.finish();
@@ -578,7 +625,7 @@ fn analyse_with(
     // without JavaScript only inside <noscript>: when it holds much more text
     // than the rest of the page, it is the page.
     if noscript.len() >= NOSCRIPT_MIN_BYTES && noscript.len() > b.text.len() {
-        let mut inner = analyse_with(&noscript, content_rule, outlined)?;
+        let mut inner = analyse_with(&noscript, content_rule, outlined, budget)?;
         if inner.words > 2 * b.words + 50 {
             // The head's metadata is the outer page's; links and bylines the inner's.
             if let (Some(outer), Some(inner)) =

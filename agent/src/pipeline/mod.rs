@@ -6,7 +6,7 @@
 //! density → language → chunks → stop chunks → labeled-set match. A page
 //! leaves at the first filter it fails, which keeps the cost of junk low.
 
-use crate::analyse::{self, Analysis};
+use crate::analyse::{self, AnalyseError, Analysis};
 use crate::chunks::{self, Chunks};
 use crate::decode::decode;
 use crate::extract::metadata::Metadata;
@@ -214,26 +214,31 @@ impl Pipeline {
     }
 
     /// The one HTML pass and the content choice, shared by `process` and `extract`.
-    fn analyse(&self, page: &Page, v: Option<&mut Verdict>) -> Result<(Analysis, Content), String> {
+    fn analyse(
+        &self,
+        page: &Page,
+        v: Option<&mut Verdict>,
+    ) -> Result<(Analysis, Content), AnalyseError> {
         let analysis = self.analysis(page, v)?;
         let content = extract::content(&analysis, &self.scorer);
         Ok((analysis, content))
     }
 
     /// The one HTML pass alone.
-    fn analysis(&self, page: &Page, v: Option<&mut Verdict>) -> Result<Analysis, String> {
+    fn analysis(&self, page: &Page, v: Option<&mut Verdict>) -> Result<Analysis, AnalyseError> {
+        let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
         let decoded = decode(&page.body, page.content_type.as_deref());
         if let Some(v) = v {
             if decoded.had_errors {
                 v.reasons.push(Reason::DecodeErrors);
             }
         }
-        analyse::analyse(&decoded.text, self.rule_for(&page.url)).map_err(|e| e.to_string())
+        analyse::analyse_within(&decoded.text, self.rule_for(&page.url), false, budget)
     }
 
     /// Extraction only: no filters, no matching.
     pub fn extract(&self, page: &Page) -> Result<Extracted, String> {
-        let (analysis, content) = self.analyse(page, None)?;
+        let (analysis, content) = self.analyse(page, None).map_err(|e| e.to_string())?;
         Ok(Extracted {
             title: analysis.title.clone(),
             content: content.text(&analysis),
@@ -272,9 +277,11 @@ impl Pipeline {
 
     /// The HTML pass with the page's outline, the content and the metadata.
     fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), String> {
+        let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
         let decoded = decode(&page.body, page.content_type.as_deref());
-        let analysis = analyse::analyse_outlined(&decoded.text, self.rule_for(&page.url))
-            .map_err(|e| e.to_string())?;
+        let analysis =
+            analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
+                .map_err(|e| e.to_string())?;
         let content = extract::content(&analysis, &self.scorer);
         let metadata = extract::metadata::metadata(&analysis, &page.url);
         Ok((analysis, content, metadata))
@@ -283,7 +290,7 @@ impl Pipeline {
     /// Every block of a page with its feature row (`extract --block-features`,
     /// what the learned scorer is trained on).
     pub fn block_rows(&self, page: &Page) -> Result<Vec<(String, Vec<f32>)>, String> {
-        let analysis = self.analysis(page, None)?;
+        let analysis = self.analysis(page, None).map_err(|e| e.to_string())?;
         let rows = extract::block_rows(&analysis);
         Ok(analysis
             .blocks
@@ -298,7 +305,7 @@ impl Pipeline {
     /// labeled set built from this page holds. Same extraction and
     /// normalisation as `process`.
     pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, String> {
-        let (analysis, content) = self.analyse(page, None)?;
+        let (analysis, content) = self.analyse(page, None).map_err(|e| e.to_string())?;
         Ok(
             self.matchable(chunks::chunk(content.paragraphs(&analysis), |h| {
                 self.stop.contains(h)
@@ -342,7 +349,8 @@ impl Pipeline {
         }
         let (analysis, content) = match self.analyse(page, Some(v)) {
             Ok(done) => done,
-            Err(e) => return v.fail(Reason::ParseError, e),
+            Err(e @ AnalyseError::TooSlow(_)) => return v.fail(Reason::TooSlow, e.to_string()),
+            Err(e) => return v.fail(Reason::ParseError, e.to_string()),
         };
         v.title = analysis.title.clone();
         v.page_words = analysis.words;

@@ -1,0 +1,94 @@
+//! Adversarial input shapes against an ordinary page of the same size: time
+//! to judge each (best of 3, one core, no page budget), and the ratio.
+//! The target: every shape within ~3× of the ordinary page.
+//!
+//! cargo run --release --example adversarial -- [MB=2] [../shared/data/extraction/wcxb-dev]
+
+#[path = "common.rs"]
+mod common;
+#[path = "shapes.rs"]
+mod shapes;
+
+use common::{load, walk};
+use crawlsieve::{Page, Pipeline, Settings};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn best_of_3(p: &Pipeline, page: &Page) -> (Duration, String) {
+    let mut best = Duration::MAX;
+    let mut verdict = String::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let v = p.process(page);
+        best = best.min(t.elapsed());
+        verdict = format!(
+            "{} {:?}",
+            v.verdict.as_str(),
+            v.reasons.first().map(|r| r.as_str())
+        );
+    }
+    (best, verdict)
+}
+
+/// Real pages one after another until `bytes`: an ordinary page of that size.
+pub fn ordinary(dir: &std::path::Path, bytes: usize) -> Vec<u8> {
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files.sort();
+    let mut out = Vec::with_capacity(bytes + (1 << 20));
+    for f in files {
+        if out.len() >= bytes {
+            break;
+        }
+        if let Some(b) = load(&f) {
+            out.extend_from_slice(&b);
+        }
+    }
+    out.truncate(bytes);
+    out
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let mb: f64 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(2.0);
+    let dir = PathBuf::from(
+        args.next()
+            .unwrap_or_else(|| "../shared/data/extraction/wcxb-dev".into()),
+    );
+    let bytes = (mb * 1e6) as usize;
+    let p = Pipeline::new(Settings::load(None, &[("input.max_page_ms", 0.into())])?)?;
+    let base = ordinary(&dir, bytes);
+    anyhow::ensure!(
+        base.len() >= bytes / 2,
+        "no real pages under {}",
+        dir.display()
+    );
+    let ordinary_page = Page::new("http://ordinary.example/", &base[..])
+        .with_content_type("text/html; charset=utf-8");
+    let (t0, v0) = best_of_3(&p, &ordinary_page);
+    println!(
+        "{:38} {:>9} {:>9} {:>7}  verdict",
+        "shape", "bytes", "ms", "×"
+    );
+    println!(
+        "{:38} {:>9} {:>9.1} {:>7.2}  {v0}",
+        "ordinary (real pages, concatenated)",
+        base.len(),
+        t0.as_secs_f64() * 1e3,
+        1.0
+    );
+    let mut worst = 0f64;
+    for (name, ct, body) in shapes::shapes(bytes) {
+        let page = Page::new("http://adversarial.example/", &body[..]).with_content_type(ct);
+        let (t, v) = best_of_3(&p, &page);
+        let ratio = t.as_secs_f64() / t0.as_secs_f64();
+        worst = worst.max(ratio);
+        println!(
+            "{name:38} {:>9} {:>9.1} {ratio:>7.2}  {v}",
+            body.len(),
+            t.as_secs_f64() * 1e3
+        );
+    }
+    println!("worst: {worst:.2}× the ordinary page");
+    Ok(())
+}
