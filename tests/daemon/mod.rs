@@ -386,7 +386,16 @@ impl Tansu {
                 storage,
             ])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            // TANSU_TEST_LOG=FILE: the broker's log, appended (RUST_LOG applies).
+            .stderr(match std::env::var_os("TANSU_TEST_LOG") {
+                Some(f) => std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(f)
+                    .map(Stdio::from)
+                    .unwrap_or_else(|_| Stdio::null()),
+                None => Stdio::null(),
+            })
             // sqlite:// paths are relative to the working directory.
             .current_dir(std::env::temp_dir())
             .spawn();

@@ -16,9 +16,19 @@ pub struct Kafka {
     pub brokers: String,
     pub topic: String,
     pub group: String,
-    /// Idle time after which the watchdog asks the brokers for the group's lag.
+    /// Idle time after which the watchdog asks the brokers for the group's lag
+    /// (at least `MIN_STALL_AFTER`).
     pub stall_after: Duration,
 }
+
+/// The consumer's group session timeout. A member that died without leaving
+/// (a SIGKILLed agent) holds its partitions until the group coordinator has
+/// not heard from it for this long; a new member waits for that rebalance.
+const SESSION_TIMEOUT: Duration = Duration::from_secs(6);
+
+/// The watchdog must not take that legitimate wait for a stall: its idle
+/// period (twice this) outlasts the session timeout and the rebalance after it.
+const MIN_STALL_AFTER: Duration = Duration::from_secs(6);
 
 /// Pages from `kafka.topic` until the agent stops. Offsets are stored only
 /// past delivered pages and committed by the client (every second, and when
@@ -36,7 +46,10 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
             .set("auto.commit.interval.ms", "1000")
             .set("enable.auto.offset.store", "false")
             .set("auto.offset.reset", "earliest")
-            .set("session.timeout.ms", "6000")
+            .set(
+                "session.timeout.ms",
+                SESSION_TIMEOUT.as_millis().to_string(),
+            )
             .create()
             .map_err(|e| anyhow::anyhow!("kafka source: {e}"))?,
     );
@@ -68,7 +81,7 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
     let watch = Watch::default();
     let pages = watched(
         Box::pin(pages),
-        cfg.stall_after,
+        run.stall_after(cfg.stall_after.max(MIN_STALL_AFTER)),
         backlog,
         run.name.clone(),
         &watch,

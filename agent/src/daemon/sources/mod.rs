@@ -36,11 +36,25 @@ pub struct Run {
     pub stop: watch::Receiver<bool>,
     /// Pages this source took (`crawlsieve_source_pages_total`).
     pub taken: Counter,
+    /// Consecutive runs the watchdog ended without a page taken in between.
+    /// Each doubles the next run's idle period (up to 16×): a consumer
+    /// restarted too soon can keep its group from ever settling.
+    pub stalls: Arc<std::sync::atomic::AtomicU32>,
 }
 
 impl Run {
     pub fn stopping(&self) -> bool {
         *self.stop.borrow()
+    }
+
+    /// The watchdog's idle period for this run: `base`, doubled per
+    /// consecutive stall without progress (at most 16×).
+    pub fn stall_after(&self, base: Duration) -> Duration {
+        let n = self
+            .stalls
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .min(4);
+        base * (1 << n)
     }
 
     /// Resolves when the agent stops.
@@ -111,8 +125,12 @@ where
                 why: why.into(),
             })
             .inc();
+        use std::sync::atomic::Ordering::Relaxed;
         if run.taken.get() > before {
             backoff = FIRST;
+            run.stalls.store(0, Relaxed);
+        } else if why == "stalled" {
+            run.stalls.fetch_add(1, Relaxed);
         }
         let mut s = run.stop.clone();
         let _ = tokio::time::timeout(backoff, s.wait_for(|s| *s)).await;
@@ -140,6 +158,7 @@ pub fn run_for(
         window,
         stop,
         taken,
+        stalls: Default::default(),
     }
 }
 

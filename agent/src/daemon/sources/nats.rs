@@ -93,7 +93,7 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
     let watch = Watch::default();
     let pages = watched(
         Box::pin(pages),
-        cfg.stall_after,
+        run.stall_after(cfg.stall_after),
         backlog,
         run.name.clone(),
         &watch,
