@@ -1,8 +1,7 @@
 //! Pages from a Kafka topic in a consumer group.
 
-use super::watchdog::{watched, Backlog, Watch};
+use super::watchdog::Backlog;
 use super::{envelope, supervise, Ended, Run};
-use crate::daemon::feed::drive;
 use crate::page::Origin;
 use futures::StreamExt;
 use rdkafka::consumer::{Consumer, StreamConsumer};
@@ -78,32 +77,24 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
         let (consumer, topic) = (consumer.clone(), cfg.topic.clone());
         async move { tokio::task::spawn_blocking(move || group_lag(&consumer, &topic)).await? }
     };
-    let watch = Watch::default();
-    let pages = watched(
-        Box::pin(pages),
-        run.stall_after(cfg.stall_after.max(MIN_STALL_AFTER)),
-        backlog,
-        run.name.clone(),
-        &watch,
-    );
-    drive(
-        &run.agent,
-        run.window,
-        Box::pin(pages),
-        &run.taken,
-        |(topic, partition, offset)| {
-            // librdkafka's offset store commits `offset + 1` (the next to read) itself.
-            if let Err(e) = consumer.store_offset(&topic, partition, offset) {
-                tracing::warn!(error = %e, "kafka source: offset store failed");
-            }
-        },
-        run.stopped(),
-    )
-    .await;
+    let stall_after = cfg.stall_after.max(MIN_STALL_AFTER);
+    let ended = run
+        .drive_watched(
+            Box::pin(pages),
+            stall_after,
+            backlog,
+            |(topic, partition, offset)| {
+                // librdkafka's offset store commits `offset + 1` (the next to read) itself.
+                if let Err(e) = consumer.store_offset(&topic, partition, offset) {
+                    tracing::warn!(error = %e, "kafka source: offset store failed");
+                }
+            },
+        )
+        .await;
     // Leaving the group commits the stored offsets (pages delivered) — never
     // the fetch position, which may be past pages that were not.
     consumer.unsubscribe();
-    Ok(Ended::after(&run, &watch))
+    Ok(ended)
 }
 
 /// The group's lag on `topic` (waiting) and the sum of its committed offsets

@@ -66,6 +66,42 @@ impl Run {
     }
 }
 
+impl Run {
+    /// Drives a consumer's `pages` under the watchdog (idle `stall_after`,
+    /// doubled per consecutive stall; `backlog` asks the broker) until the
+    /// agent stops, the stream closes or the watchdog ends it; `ack` as in
+    /// `feed::drive`. Says which of the three it was.
+    pub async fn drive_watched<A, Fut>(
+        &self,
+        pages: impl futures::Stream<Item = (Input, A)> + Unpin,
+        stall_after: Duration,
+        backlog: impl FnMut() -> Fut,
+        ack: impl FnMut(A),
+    ) -> Ended
+    where
+        Fut: Future<Output = anyhow::Result<watchdog::Backlog>>,
+    {
+        let watch = watchdog::Watch::default();
+        let pages = watchdog::watched(
+            pages,
+            self.stall_after(stall_after),
+            backlog,
+            self.name.clone(),
+            &watch,
+        );
+        super::feed::drive(
+            &self.agent,
+            self.window,
+            Box::pin(pages),
+            &self.taken,
+            ack,
+            self.stopped(),
+        )
+        .await;
+        Ended::after(self, &watch)
+    }
+}
+
 /// Why a run returned without an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {

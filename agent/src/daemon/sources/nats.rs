@@ -1,8 +1,7 @@
 //! Pages from a JetStream stream through a durable pull consumer.
 
-use super::watchdog::{watched, Backlog, Watch};
+use super::watchdog::Backlog;
 use super::{envelope, supervise, Ended, Run};
-use crate::daemon::feed::drive;
 use crate::page::Origin;
 use futures::StreamExt;
 use std::time::Duration;
@@ -90,28 +89,14 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
             position: info.delivered.stream_sequence,
         })
     };
-    let watch = Watch::default();
-    let pages = watched(
-        Box::pin(pages),
-        run.stall_after(cfg.stall_after),
-        backlog,
-        run.name.clone(),
-        &watch,
-    );
-    drive(
-        &run.agent,
-        run.window,
-        Box::pin(pages),
-        &run.taken,
-        |m| {
+    let ended = run
+        .drive_watched(Box::pin(pages), cfg.stall_after, backlog, |m| {
             tokio::spawn(async move {
                 if let Err(e) = m.ack_with(AckKind::Ack).await {
                     tracing::warn!(error = %e, "nats source: ack failed (the page will be redelivered)");
                 }
             });
-        },
-        run.stopped(),
-    )
-    .await;
-    Ok(Ended::after(&run, &watch))
+        })
+        .await;
+    Ok(ended)
 }
