@@ -88,8 +88,18 @@ pub enum UnknownLanguage {
 pub struct LanguageSettings {
     pub allow: Vec<String>,
     pub min_confidence: f64,
+    pub min_margin: f64,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
+}
+
+impl LanguageSettings {
+    pub fn thresholds(&self) -> crate::language::Thresholds {
+        crate::language::Thresholds {
+            min_confidence: self.min_confidence,
+            min_margin: self.min_margin,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -315,6 +325,11 @@ impl Settings {
             "must be in [0, 1]",
         )?;
         check(
+            (0.0..=5.0).contains(&self.language.min_margin),
+            "language.min_margin",
+            "must be in [0, 5] (nats per trigram)",
+        )?;
+        check(
             self.language.sample_bytes >= 64,
             "language.sample_bytes",
             "must be at least 64",
@@ -323,7 +338,7 @@ impl Settings {
             check(
                 crate::language::is_known(code),
                 "language.allow",
-                &format!("`{code}` is not an ISO 639-3 code whatlang knows (e.g. eng, deu, fra)"),
+                &format!("`{code}` is not an ISO 639-3 code of a language crawlsieve detects (e.g. eng, deu, fra, kaz; README, \"Languages\")"),
             )?;
         }
         check(
@@ -492,6 +507,12 @@ mod tests {
         std::fs::write(&path, "[language]\nallow = [\"english\"]\n").unwrap();
         let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
         assert!(err.contains("language.allow"), "{err}");
+        // Codes only the profiles know, and macrolanguages, are accepted.
+        std::fs::write(&path, "[language]\nallow = [\"kaz\", \"hbs\", \"eng\"]\n").unwrap();
+        assert!(Settings::load(Some(&path), &[]).is_ok());
+        std::fs::write(&path, "[language]\nmin_margin = 9\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("language.min_margin"), "{err}");
         std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
         let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
         assert_eq!(s.filters.min_words, 9, "flags override the file");

@@ -1,7 +1,7 @@
 //! The page pipeline on arbitrary bytes: the first byte picks the HTTP
 //! content type (charsets included) and the scorer; the rest is the body.
 //! Every page must get a verdict, and extraction with metadata and Markdown
-//! must not panic. (A panic aborts here: libFuzzer reports it as a crash.)
+//! must not panic, nor language detection on the body as text. (A panic aborts here: libFuzzer reports it as a crash.)
 #![no_main]
 
 use crawlsieve::settings::{ScorerKind, Settings};
@@ -46,4 +46,9 @@ fuzz_target!(|data: &[u8]| {
         v.error
     );
     let _ = pipeline.document(&page, true);
+    // Language detection on the raw bytes as text, whatever the filters
+    // decided: pages rarely pass them here, and both detectors must take any
+    // text (any script, cut anywhere) without a panic.
+    let text = String::from_utf8_lossy(body);
+    let _ = crawlsieve::language::detect(&text, 1 + choice as usize * 8, Default::default());
 });

@@ -8,6 +8,7 @@ mod chunks;
 mod extract;
 mod hub;
 mod labels;
+mod languages;
 mod report;
 mod scan;
 
@@ -91,6 +92,8 @@ enum Command {
     /// Labeled sets: keygen, build (informed discovery), count / merge / discover (blind discovery), publish, inspect, bench.
     #[command(subcommand)]
     Labels(labels::LabelsCommand),
+    /// The language codes a page may get (what `language.allow` takes), with script and detector.
+    Languages(languages::LanguagesArgs),
     /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
     Hub(hub::HubArgs),
     /// The long-running agent: pages from a crawler (HTTP), verdicts to JSONL / NATS JetStream, at least once.
@@ -115,6 +118,7 @@ pub fn main() -> i32 {
         Command::Chunks(args) => chunks::run(args),
         Command::Labels(cmd) => labels::run(cmd),
         Command::Hub(args) => hub::run(args),
+        Command::Languages(args) => languages::run(args),
         Command::AnnotateLog(args) => annotate::run(args),
         Command::Agent(args) => agent::run(args),
         Command::Report(args) => report::run(args),

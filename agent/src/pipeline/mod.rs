@@ -255,7 +255,7 @@ impl Pipeline {
         let page_type = self.page_types.classify(&row);
         let lang = &self.settings.language;
         let text = content.text(&analysis);
-        let language = language::detect(&text, lang.sample_bytes, lang.min_confidence).code;
+        let language = language::detect(&text, lang.sample_bytes, lang.thresholds()).code;
         Ok(Document {
             metadata,
             language,
@@ -386,7 +386,7 @@ impl Pipeline {
         }
 
         let sample = sample(&content, &analysis, s.language.sample_bytes);
-        let lang = language::detect(&sample, s.language.sample_bytes, s.language.min_confidence);
+        let lang = language::detect(&sample, s.language.sample_bytes, s.language.thresholds());
         v.lang = Some(lang.code.unwrap_or("unknown").to_string());
         v.lang_confidence = Some((lang.confidence * 1000.0).round() / 1000.0);
         let language_drop = match lang.code {

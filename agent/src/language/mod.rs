@@ -1,0 +1,301 @@
+//! Language of the content: right or unknown, never a neighbour's code.
+//!
+//! Two detectors, each strong where the other is blind:
+//! - **whatlang** (69 languages, every script): fast, and sure of itself on
+//!   text in a language it does not know — Kazakh comes out as a reliable
+//!   Belarusian, Malay as Indonesian, Xhosa as Zulu.
+//! - **trigram profiles** (`profiles`, 72 languages from lingua-rs's models,
+//!   among them the 18 whatlang lacks): scored among the languages of the
+//!   sample's script only.
+//!
+//! A page gets a code when the two agree, or when one names a language the
+//! other does not know and is sure of it (the profiles by a clear margin,
+//! whatlang when the profiles are unsure). Scripts that one language owns
+//! (Hangul, Thai, Georgian, Greek, ...) are whatlang's alone. Anything else is
+//! unknown: a crawl that keeps `rus` must not keep Kazakh.
+
+pub mod profiles;
+
+use profiles::Profiles;
+
+/// A detection result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Detected {
+    /// ISO 639-3 code (`eng`, `deu`, ...), `None` when unknown.
+    pub code: Option<&'static str>,
+    /// How sure the deciding detector is, 0..1 (0 when unknown): whatlang's
+    /// confidence, or the profiles' margin over their runner-up scaled to 0..1.
+    pub confidence: f64,
+}
+
+/// How sure the detectors must be (`[language]` in the config).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// whatlang's confidence, 0..1.
+    pub min_confidence: f64,
+    /// The profiles' margin (nats per trigram over the runner-up) for them to
+    /// name a language whatlang does not know, or to stand against whatlang.
+    pub min_margin: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            min_confidence: 0.0,
+            min_margin: 0.12,
+        }
+    }
+}
+
+/// whatlang, the cross-check, reads this much of the sample: its cost is
+/// about linear in the text and it is as often right on 250 bytes as on 1 KB
+/// (bench/RESULTS.md, "Language").
+const WHATLANG_BYTES: usize = 512;
+
+/// The least share of a sample's trigrams that must be in the best language's
+/// profile. Text in that language: median .98, 1st percentile .82; text in a
+/// language the detectors do not know: median .84, a third below .75
+/// (bench/RESULTS.md, "Language").
+const MIN_FIT: f64 = 0.75;
+
+/// The least share of a sample's letters that must be in its main script.
+const MIN_IN_SCRIPT: f64 = 0.5;
+
+const UNKNOWN: Detected = Detected {
+    code: None,
+    confidence: 0.0,
+};
+
+/// Detects the language of `text`, reading at most `sample_bytes` of it.
+///
+/// Order of work, cheapest first: the script; the profiles among the
+/// languages of that script; then whatlang among the profiles' three best and
+/// the languages of the script only whatlang knows (a restricted whatlang
+/// costs a fraction of a full one: its cost is per candidate language).
+pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
+    let sample = crate::analyse::text::prefix(text, sample_bytes);
+    let Some(script) = whatlang::detect_script(sample) else {
+        return UNKNOWN;
+    };
+    let profiles = Profiles::shipped();
+    let Some(scored) = profiles.score(sample, script) else {
+        // A script no profile is written in (Hangul, Han, Khmer, Ethiopic, ...):
+        // whatlang's alone.
+        return match whatlang::detect(sample) {
+            Some(w) if w.is_reliable() && w.confidence() >= t.min_confidence => Detected {
+                code: Some(w.lang().code()),
+                confidence: w.confidence(),
+            },
+            _ => UNKNOWN,
+        };
+    };
+    if scored.in_script < MIN_IN_SCRIPT {
+        // Much of the sample is in another script: a mixed page, of which
+        // each detector would judge only a part.
+        return UNKNOWN;
+    }
+    if scored.fit < MIN_FIT {
+        // Too many of the sample's trigrams are foreign to the best language:
+        // text in a language neither detector knows (Asturian scores as
+        // Spanish, Kyrgyz as Kazakh) — or too garbled to say.
+        return UNKNOWN;
+    }
+    let second = profiles.langs()[scored.best].code;
+    let clear = scored.margin >= t.min_margin;
+    let profile = Detected {
+        code: Some(second),
+        confidence: (scored.margin / (2.0 * t.min_margin.max(1e-6))).min(1.0),
+    };
+    if clear && whatlang::Lang::from_code(second).is_none() {
+        // The profiles clearly name a language whatlang does not know:
+        // whatever whatlang would say is a neighbour.
+        return profile;
+    }
+    let mut allow: Vec<whatlang::Lang> = scored
+        .top
+        .iter()
+        .flatten()
+        .filter_map(|&l| whatlang::Lang::from_code(profiles.langs()[l].code))
+        .collect();
+    allow.extend(
+        script
+            .langs()
+            .iter()
+            .filter(|l| !profiles.knows(l.code()))
+            .copied(),
+    );
+    let first = match allow.len() {
+        0 => None,
+        1 => Some((allow[0], true, 1.0)),
+        _ => whatlang::Detector::with_allowlist(allow)
+            .detect(crate::analyse::text::prefix(sample, WHATLANG_BYTES))
+            .map(|w| (w.lang(), w.is_reliable(), w.confidence())),
+    };
+    let Some((first, reliable, confidence)) = first else {
+        // Only languages whatlang does not know are in the running.
+        return if clear { profile } else { UNKNOWN };
+    };
+    let sure = reliable && confidence >= t.min_confidence;
+    let whatlang = Detected {
+        code: Some(first.code()),
+        confidence,
+    };
+    let runner_up = scored.top[1].map(|r| profiles.langs()[r].code);
+    if let Some(m) = runner_up.and_then(|r| macrolanguage(second, r)) {
+        if !clear && (!sure || m.members.contains(&first.code())) {
+            // Two members of one macrolanguage, too close to call: the
+            // macrolanguage is right, either member might not be.
+            return Detected {
+                code: Some(m.code),
+                confidence: profile.confidence,
+            };
+        }
+    }
+    if second == first.code() {
+        // Agreement: either detector being sure is enough — unless the
+        // profiles' runner-up is a language whatlang cannot see and they
+        // barely prefer this one (Croatian or Bosnian? Indonesian or Malay?).
+        let blind_runner_up = scored.top[1]
+            .is_some_and(|r| whatlang::Lang::from_code(profiles.langs()[r].code).is_none());
+        if blind_runner_up && scored.margin < t.min_margin {
+            return UNKNOWN;
+        }
+        return match (sure, clear) {
+            (true, _) => whatlang,
+            (false, true) => profile,
+            (false, false) => UNKNOWN,
+        };
+    }
+    if sure && !profiles.knows(first.code()) && scored.margin < t.min_margin / 2.0 {
+        // whatlang names a language the profiles lack (Javanese, Uzbek, ...)
+        // and they have no clear alternative.
+        return whatlang;
+    }
+    UNKNOWN
+}
+
+/// An ISO 639-3 macrolanguage whose members the detectors tell apart only
+/// on clear text (Malay and Indonesian read alike; so do Croatian and
+/// Bosnian, Bokmål and Nynorsk).
+#[derive(Debug)]
+pub struct Macrolanguage {
+    pub code: &'static str,
+    pub members: &'static [&'static str],
+}
+
+/// The macrolanguages a page may be given when its members are too close
+/// to call. `msa` is also Standard Malay's code in the profiles (as in
+/// lingua), which the macrolanguage includes.
+pub const MACROLANGUAGES: &[Macrolanguage] = &[
+    Macrolanguage {
+        code: "msa",
+        members: &["msa", "ind"],
+    },
+    Macrolanguage {
+        code: "hbs",
+        members: &["hrv", "bos", "srp"],
+    },
+    Macrolanguage {
+        code: "nor",
+        members: &["nob", "nno"],
+    },
+];
+
+/// The macrolanguage both `a` and `b` belong to, if any.
+fn macrolanguage(a: &str, b: &str) -> Option<&'static Macrolanguage> {
+    MACROLANGUAGES
+        .iter()
+        .find(|m| m.members.contains(&a) && m.members.contains(&b))
+}
+
+/// A code a page may get: its script and which detectors know it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Known {
+    pub code: &'static str,
+    pub script: &'static str,
+    /// `both`, `whatlang`, `profiles`, or `macrolanguage of a, b`.
+    pub by: String,
+}
+
+/// Every code a page may get (`crawlsieve languages`), sorted by code.
+pub fn known() -> Vec<Known> {
+    let profiles = Profiles::shipped();
+    let mut out: Vec<Known> = Vec::new();
+    for script in whatlang::Script::all() {
+        for lang in script.langs() {
+            if out.iter().any(|k| k.code == lang.code()) {
+                continue;
+            }
+            let by = if profiles.knows(lang.code()) {
+                "both"
+            } else {
+                "whatlang"
+            };
+            out.push(Known {
+                code: lang.code(),
+                script: script.name(),
+                by: by.to_string(),
+            });
+        }
+    }
+    for p in profiles.langs() {
+        if !out.iter().any(|k| k.code == p.code) {
+            out.push(Known {
+                code: p.code,
+                script: p.script.name(),
+                by: "profiles".to_string(),
+            });
+        }
+    }
+    for m in MACROLANGUAGES {
+        let by = format!("macrolanguage of {}", m.members.join(", "));
+        match out.iter_mut().find(|k| k.code == m.code) {
+            Some(k) => k.by = format!("{}; {by}", k.by),
+            None => out.push(Known {
+                code: m.code,
+                script: "Latin",
+                by,
+            }),
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether either detector knows `code` (for validating the allow-list).
+pub fn is_known(code: &str) -> bool {
+    whatlang::Lang::from_code(code).is_some()
+        || Profiles::shipped().knows(code)
+        || MACROLANGUAGES.iter().any(|m| m.code == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &str) -> Option<&'static str> {
+        detect(text, 4096, Thresholds::default()).code
+    }
+
+    #[test]
+    fn detects_and_caps() {
+        let en = "The quick brown fox jumps over the lazy dog, and then it runs far away into the forest where nobody can find it again.";
+        assert_eq!(code(en), Some("eng"));
+        let de = "Der schnelle braune Fuchs springt über den faulen Hund und läuft dann weit weg in den Wald, wo ihn niemand mehr finden kann.";
+        assert_eq!(code(de), Some("deu"));
+        // Cut inside a multi-byte character: no panic.
+        detect("ééééé", 3, Thresholds::default());
+        assert_eq!(code(""), None);
+        assert!(is_known("eng") && is_known("kaz") && !is_known("xx"));
+    }
+
+    #[test]
+    fn a_language_whatlang_lacks_is_named_or_unknown_never_a_neighbour() {
+        // Kazakh: whatlang says Belarusian or Russian, reliably.
+        let kk = "Қазақстан Республикасы Орталық Азияның солтүстігінде және Еуропаның шығысында орналасқан мемлекет. Елдің астанасы Астана қаласы, ең ірі қаласы Алматы. Қазақстан аумағы жөнінен әлемде тоғызыншы орын алады.";
+        let got = code(kk);
+        assert!(got == Some("kaz") || got.is_none(), "{got:?}");
+        assert_ne!(got, Some("rus"));
+        assert_ne!(got, Some("bel"));
+    }
+}

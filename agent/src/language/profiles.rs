@@ -1,0 +1,286 @@
+//! Letter-trigram profiles of 72 languages, scored as naive Bayes.
+//!
+//! whatlang, the fast first pass, knows 69 languages; text in a language it
+//! does not know comes out as a *reliable* neighbour (Kazakh as Belarusian or
+//! Russian, Malay as Indonesian, Xhosa as Zulu: bench/RESULTS.md, "Language").
+//! These profiles are the second opinion that knows those languages: each
+//! language's 4,000 most probable letter trigrams with their probabilities,
+//! taken from lingua-rs's models (Apache-2.0, learnt from the Leipzig corpora;
+//! `bench/langmodel` builds `rules/languages.tsv.gz` from them). lingua's own
+//! detector reads its full models at 5–40 ms a page from a 290 MB binary; this
+//! table is 1.1 MB gzipped and scores a 1 KB sample in tens of microseconds.
+//!
+//! Scoring is linear in the sample: one hash lookup per trigram, then the
+//! languages that hold it. A trigram a language's profile lacks costs that
+//! language its `floor` (the profile's least likely trigram, one nat worse).
+
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
+
+const PROFILES: &[u8] = include_bytes!("../../../rules/languages.tsv.gz");
+
+/// A language of the profiles.
+#[derive(Debug)]
+pub struct Profile {
+    /// ISO 639-3, as whatlang spells it where whatlang knows the language.
+    pub code: &'static str,
+    /// The script its trigrams are written in.
+    pub script: whatlang::Script,
+    /// What a trigram outside the profile costs (centinats).
+    floor: u32,
+}
+
+/// The profiles, indexed by trigram.
+pub struct Profiles {
+    langs: Vec<Profile>,
+    /// Trigram (three chars packed) → its postings.
+    index: FxHashMap<u64, (u32, u32)>,
+    /// (language, cost in centinats), grouped by trigram.
+    postings: Vec<(u8, u16)>,
+    /// Per script, the letters its languages write (a bitset over
+    /// the Basic Multilingual Plane).
+    alphabets: Vec<(whatlang::Script, Box<[u64]>)>,
+}
+
+/// The best and the second-best language of a sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scored {
+    pub best: usize,
+    /// The three best languages, best first (`top[0] == Some(best)`).
+    pub top: [Option<usize>; 3],
+    /// How much more likely the best is than the runner-up, per trigram, in
+    /// nats (0 when only one language was a candidate).
+    pub margin: f64,
+    /// Trigrams read.
+    pub trigrams: usize,
+    /// The share of the sample's letters in the script's alphabet: low when
+    /// much of the sample is in another script (a page half English, half
+    /// Urdu scored among the Latin-script languages).
+    pub in_script: f64,
+    /// The share of the sample's trigrams in the best language's profile.
+    pub fit: f64,
+}
+
+impl Profiles {
+    /// The shipped profiles, parsed once.
+    pub fn shipped() -> &'static Profiles {
+        static SHIPPED: OnceLock<Profiles> = OnceLock::new();
+        SHIPPED.get_or_init(|| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(PROFILES), &mut text)
+                .expect("rules/languages.tsv.gz is gzipped UTF-8");
+            Profiles::parse(&text)
+        })
+    }
+
+    fn parse(text: &str) -> Profiles {
+        let mut langs: Vec<Profile> = Vec::new();
+        let mut by_trigram: FxHashMap<u64, Vec<(u8, u16)>> = FxHashMap::default();
+        let mut alphabets: Vec<(whatlang::Script, Box<[u64]>)> = Vec::new();
+        for line in text.lines() {
+            if let Some(head) = line.strip_prefix('#') {
+                let mut fields = head.split('\t');
+                let (code, script, letters) = (
+                    fields.next().unwrap_or_default(),
+                    fields.next().unwrap_or_default(),
+                    fields.next().unwrap_or_default(),
+                );
+                let script = whatlang::Script::all()
+                    .iter()
+                    .copied()
+                    .find(|s| s.name() == script)
+                    .unwrap_or(whatlang::Script::Latin);
+                let shared = match alphabets.iter().position(|(s, _)| *s == script) {
+                    Some(i) => &mut alphabets[i].1,
+                    None => {
+                        alphabets.push((script, vec![0u64; 1024].into_boxed_slice()));
+                        &mut alphabets.last_mut().expect("just pushed").1
+                    }
+                };
+                for c in letters.chars() {
+                    set(shared, c as u32);
+                }
+                langs.push(Profile {
+                    code: Box::leak(code.to_string().into_boxed_str()),
+                    script,
+                    floor: 0,
+                });
+                continue;
+            }
+            let (trigram, cost) = line.split_once('\t').expect("trigram\\tcost");
+            let cost: u16 = cost.parse().expect("a cost");
+            let lang = langs.len() - 1;
+            langs[lang].floor = langs[lang].floor.max(cost as u32 + 100);
+            let key = pack(&mut trigram.chars()).expect("three chars");
+            by_trigram.entry(key).or_default().push((lang as u8, cost));
+        }
+        let mut index = FxHashMap::default();
+        let mut postings = Vec::new();
+        for (key, list) in by_trigram {
+            let start = postings.len() as u32;
+            postings.extend(list);
+            index.insert(key, (start, postings.len() as u32));
+        }
+        Profiles {
+            langs,
+            index,
+            postings,
+            alphabets,
+        }
+    }
+
+    pub fn langs(&self) -> &[Profile] {
+        &self.langs
+    }
+
+    /// Whether the profiles know the language `code`.
+    pub fn knows(&self, code: &str) -> bool {
+        self.langs.iter().any(|l| l.code == code)
+    }
+
+    /// Scores `text` among the languages written in `script`; `None` when
+    /// none is, or the text has no trigram.
+    pub fn score(&self, text: &str, script: whatlang::Script) -> Option<Scored> {
+        let candidates: Vec<usize> = (0..self.langs.len())
+            .filter(|&i| self.langs[i].script == script)
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        // cost[l] = Σ found (cost − floor); the floors are added at the end.
+        let mut found = vec![0i64; self.langs.len()];
+        let mut hits = vec![0u32; self.langs.len()];
+        let alphabet: &[u64] = self
+            .alphabets
+            .iter()
+            .find(|(s, _)| *s == script)
+            .map(|(_, bits)| &bits[..])?;
+        let (mut letters, mut in_script, mut trigrams) = (0usize, 0usize, 0usize);
+        for_each_trigram(
+            text,
+            |c| {
+                letters += 1;
+                let inside = has(alphabet, c);
+                in_script += inside as usize;
+                inside
+            },
+            |key| {
+                trigrams += 1;
+                if let Some(&(a, b)) = self.index.get(&key) {
+                    for &(lang, cost) in &self.postings[a as usize..b as usize] {
+                        found[lang as usize] +=
+                            cost as i64 - self.langs[lang as usize].floor as i64;
+                        hits[lang as usize] += 1;
+                    }
+                }
+            },
+        );
+        if trigrams == 0 {
+            return None;
+        }
+        let total = |l: usize| found[l] + trigrams as i64 * self.langs[l].floor as i64;
+        let mut ranked: Vec<(i64, usize)> = candidates.iter().map(|&l| (total(l), l)).collect();
+        let n = ranked.len().min(3);
+        ranked.select_nth_unstable(n - 1);
+        ranked[..n].sort_unstable();
+        ranked.truncate(n);
+        let margin = match ranked.get(1) {
+            Some(second) => (second.0 - ranked[0].0) as f64 / 100.0 / trigrams as f64,
+            None => 0.0,
+        };
+        Some(Scored {
+            best: ranked[0].1,
+            top: [
+                Some(ranked[0].1),
+                ranked.get(1).map(|r| r.1),
+                ranked.get(2).map(|r| r.1),
+            ],
+            margin,
+            trigrams,
+            in_script: in_script as f64 / letters.max(1) as f64,
+            fit: hits[ranked[0].1] as f64 / trigrams as f64,
+        })
+    }
+}
+
+/// Calls `f` with every trigram inside a word of `text`, lowercased (as
+/// lingua counts them: letters only, no trigram across a word boundary).
+/// `keep` sees every letter; one it refuses (a letter of another script)
+/// ends the word, so a mixed page is scored on its main script's words.
+fn for_each_trigram(text: &str, mut keep: impl FnMut(u32) -> bool, mut f: impl FnMut(u64)) {
+    let mut window = [0u32; 3];
+    let mut run = 0usize;
+    for c in text.chars() {
+        if !is_letter(c) {
+            run = 0;
+            continue;
+        }
+        // Lowercase without allocating: the first char of the mapping (all
+        // letters of these languages lowercase to one char, but for İ).
+        let c = if c.is_ascii() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_lowercase().next().unwrap_or(c)
+        } as u32;
+        if !keep(c) {
+            run = 0;
+            continue;
+        }
+        window = [window[1], window[2], c];
+        run += 1;
+        if run >= 3 {
+            f(key(window));
+        }
+    }
+}
+
+/// A letter as lingua's models count them (`\p{L}`): vowel signs and other
+/// combining marks split words, so Hindi or Tamil trigrams are read the way
+/// they were counted.
+#[inline]
+fn is_letter(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    c.is_alphabetic() && !unicode_normalization::char::is_combining_mark(c)
+}
+
+fn set(bits: &mut [u64], c: u32) {
+    if c < 0x10000 {
+        bits[(c >> 6) as usize] |= 1 << (c & 63);
+    }
+}
+
+fn has(bits: &[u64], c: u32) -> bool {
+    c < 0x10000 && bits[(c >> 6) as usize] & (1 << (c & 63)) != 0
+}
+
+fn key(w: [u32; 3]) -> u64 {
+    ((w[0] as u64) << 42) | ((w[1] as u64) << 21) | w[2] as u64
+}
+
+fn pack(chars: &mut std::str::Chars) -> Option<u64> {
+    let a = chars.next()? as u32;
+    let b = chars.next()? as u32;
+    let c = chars.next()? as u32;
+    chars.next().is_none().then(|| key([a, b, c]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_profiles_load_and_tell_neighbours_apart() {
+        let p = Profiles::shipped();
+        assert!(p.langs().len() >= 70, "{}", p.langs().len());
+        assert!(p.knows("kaz") && p.knows("msa") && p.knows("eng") && !p.knows("xx"));
+        let code = |t: &str, s| p.langs()[p.score(t, s).unwrap().best].code;
+        let kk = "Қазақстан Республикасы Орталық Азияның солтүстігінде және Еуропаның шығысында орналасқан мемлекет. Астанасы Астана қаласы.";
+        assert_eq!(code(kk, whatlang::Script::Cyrillic), "kaz");
+        let ru = "Россия является крупнейшим государством мира по площади территории, которая простирается от Балтийского моря до Тихого океана.";
+        assert_eq!(code(ru, whatlang::Script::Cyrillic), "rus");
+        assert!(p.score("!!! 123", whatlang::Script::Latin).is_none());
+        assert!(p.score("hello world", whatlang::Script::Hangul).is_none());
+    }
+}
