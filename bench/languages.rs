@@ -1,0 +1,328 @@
+//! Language detection on pages built from real sentences of 75 languages.
+//!
+//! ```sh
+//! cargo run --release -p crawlsieve --example languages -- ../shared/data/langid/sentences
+//! ```
+//!
+//! Pages of about 250 B, 1 KB and 4 KB are built from consecutive sentences
+//! of `../shared/data/langid` (lingua-rs's test sentences: not the text its
+//! models — nor crawlsieve's profiles, taken from them — were learnt from).
+//! The first 100 sentences of each language are the *dev* half (where
+//! `language.min_margin` was chosen), the last 100 the *test* half. For each
+//! page: whatlang alone (what crawlsieve did before), the profiles alone,
+//! `language::detect` (what crawlsieve does), and the whole pipeline on the
+//! page as HTML with default settings (`lang` of the verdict; pages dropped
+//! before detection count as unknown and are reported apart).
+//!
+//! Options: `--per-language` prints a row per language; `--markdown` a
+//! Markdown table of `detect` per language and size; `--show-wrong` the
+//! start of each page given a wrong code; `--margin X` sets
+//! `language.min_margin`; `--half dev|test|all` (default test).
+
+use crawlsieve::language::{self, profiles::Profiles, Thresholds};
+use crawlsieve::{Page, Pipeline, Settings};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Right / unknown / wrong counts.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    right: u32,
+    /// The page's macrolanguage (`msa` for an Indonesian page): right at a
+    /// coarser grain, counted apart.
+    coarse: u32,
+    unknown: u32,
+    wrong: u32,
+}
+
+impl Tally {
+    fn add(&mut self, truth: &str, got: Option<&str>) {
+        match got {
+            None => self.unknown += 1,
+            Some(g) if g == truth => self.right += 1,
+            Some(g) if coarse(truth, g) => self.coarse += 1,
+            Some(_) => self.wrong += 1,
+        }
+    }
+    fn n(&self) -> f64 {
+        (self.right + self.coarse + self.unknown + self.wrong).max(1) as f64
+    }
+    fn show(&self) -> String {
+        let n = self.n();
+        format!(
+            "{:.3} / {:.3} / {:.3} / {:.3}",
+            self.right as f64 / n,
+            self.coarse as f64 / n,
+            self.unknown as f64 / n,
+            self.wrong as f64 / n
+        )
+    }
+}
+
+/// Whether `got` is the macrolanguage of `truth` (not `truth` itself).
+fn coarse(truth: &str, got: &str) -> bool {
+    language::MACROLANGUAGES
+        .iter()
+        .any(|m| m.code == got && m.code != truth && m.members.contains(&truth))
+}
+
+/// ISO 639-1 file names → the ISO 639-3 codes crawlsieve reports.
+const CODES: &[(&str, &str)] = &[
+    ("af", "afr"),
+    ("ar", "ara"),
+    ("az", "aze"),
+    ("be", "bel"),
+    ("bg", "bul"),
+    ("bn", "ben"),
+    ("bs", "bos"),
+    ("ca", "cat"),
+    ("cs", "ces"),
+    ("cy", "cym"),
+    ("da", "dan"),
+    ("de", "deu"),
+    ("el", "ell"),
+    ("en", "eng"),
+    ("eo", "epo"),
+    ("es", "spa"),
+    ("et", "est"),
+    ("eu", "eus"),
+    ("fa", "pes"),
+    ("fi", "fin"),
+    ("fr", "fra"),
+    ("ga", "gle"),
+    ("gu", "guj"),
+    ("he", "heb"),
+    ("hi", "hin"),
+    ("hr", "hrv"),
+    ("hu", "hun"),
+    ("hy", "hye"),
+    ("id", "ind"),
+    ("is", "isl"),
+    ("it", "ita"),
+    ("ja", "jpn"),
+    ("ka", "kat"),
+    ("kk", "kaz"),
+    ("ko", "kor"),
+    ("la", "lat"),
+    ("lg", "lug"),
+    ("lt", "lit"),
+    ("lv", "lav"),
+    ("mi", "mri"),
+    ("mk", "mkd"),
+    ("mn", "mon"),
+    ("mr", "mar"),
+    ("ms", "msa"),
+    ("nb", "nob"),
+    ("nl", "nld"),
+    ("nn", "nno"),
+    ("pa", "pan"),
+    ("pl", "pol"),
+    ("pt", "por"),
+    ("ro", "ron"),
+    ("ru", "rus"),
+    ("sk", "slk"),
+    ("sl", "slv"),
+    ("sn", "sna"),
+    ("so", "som"),
+    ("sq", "sqi"),
+    ("sr", "srp"),
+    ("st", "sot"),
+    ("sv", "swe"),
+    ("sw", "swa"),
+    ("ta", "tam"),
+    ("te", "tel"),
+    ("th", "tha"),
+    ("tl", "tgl"),
+    ("tn", "tsn"),
+    ("tr", "tur"),
+    ("ts", "tso"),
+    ("uk", "ukr"),
+    ("ur", "urd"),
+    ("vi", "vie"),
+    ("xh", "xho"),
+    ("yo", "yor"),
+    ("zh", "cmn"),
+    ("zu", "zul"),
+];
+
+fn pages(dir: &str, size: usize, half: &str) -> anyhow::Result<Vec<(&'static str, String)>> {
+    let mut out = Vec::new();
+    for &(file, code) in CODES {
+        let text = std::fs::read_to_string(format!("{dir}/{file}.txt"))?;
+        let lines: Vec<&str> = text.lines().collect();
+        let mid = lines.len() / 2;
+        let lines = match half {
+            "dev" => &lines[..mid],
+            "test" => &lines[mid..],
+            _ => &lines[..],
+        };
+        let mut page = String::new();
+        for line in lines {
+            if !page.is_empty() {
+                page.push(' ');
+            }
+            page.push_str(line.trim());
+            if page.len() >= size {
+                out.push((code, std::mem::take(&mut page)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = args
+        .iter()
+        .find(|a| !a.starts_with("--") && std::path::Path::new(a).is_dir())
+        .cloned()
+        .unwrap_or_else(|| "../shared/data/langid/sentences".into());
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let per_language = args.iter().any(|a| a == "--per-language");
+    let table = args.iter().any(|a| a == "--markdown");
+    let mut by_size: Vec<BTreeMap<&str, Tally>> = Vec::new();
+    let show_wrong = args.iter().any(|a| a == "--show-wrong");
+    let half = value("--half").unwrap_or_else(|| "test".into());
+    let mut t = Thresholds::default();
+    if let Some(m) = value("--margin") {
+        t.min_margin = m.parse()?;
+    }
+    let settings = Settings::load(None, &[("language.min_margin", t.min_margin.into())])?;
+    let sample_bytes = settings.language.sample_bytes;
+    let pipeline = Pipeline::new(settings)?;
+    let profiles = Profiles::shipped();
+    println!(
+        "half {half}, language.min_margin {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
+        t.min_margin
+    );
+    println!(
+        "{:>6} {:>6}  {:<29} {:<29} {:<29} {:<29} {:>9} {:>9} {:>9} {:>9}",
+        "size",
+        "pages",
+        "whatlang alone",
+        "profiles alone",
+        "crawlsieve detect",
+        "pipeline (scan)",
+        "wl µs",
+        "prof µs",
+        "cs µs",
+        "dropped"
+    );
+    for size in [250usize, 1024, 4096] {
+        let pages = pages(&dir, size, &half)?;
+        let (mut wl, mut pr, mut cs, mut sc) = (
+            Tally::default(),
+            Tally::default(),
+            Tally::default(),
+            Tally::default(),
+        );
+        let mut per: BTreeMap<&str, [Tally; 2]> = BTreeMap::new();
+        let mut wrongs: BTreeMap<(&str, String), u32> = BTreeMap::new();
+        let mut dropped = 0;
+        // Timings: each detector over all pages, best of 3.
+        let time = |f: &dyn Fn(&str)| {
+            (0..3)
+                .map(|_| {
+                    let t0 = Instant::now();
+                    for (_, text) in &pages {
+                        f(text);
+                    }
+                    t0.elapsed().as_secs_f64() * 1e6 / pages.len() as f64
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let wl_us = time(&|text| {
+            std::hint::black_box(whatlang::detect(crawlsieve::analyse::text::prefix(
+                text,
+                sample_bytes,
+            )));
+        });
+        let pr_us = time(&|text| {
+            let sample = crawlsieve::analyse::text::prefix(text, sample_bytes);
+            std::hint::black_box(
+                whatlang::detect_script(sample).and_then(|s| profiles.score(sample, s)),
+            );
+        });
+        let cs_us = time(&|text| {
+            std::hint::black_box(language::detect(text, sample_bytes, t));
+        });
+        for (truth, text) in &pages {
+            let sample = crawlsieve::analyse::text::prefix(text, sample_bytes);
+            let w = whatlang::detect(sample)
+                .filter(|i| i.is_reliable())
+                .map(|i| i.lang().code());
+            wl.add(truth, w);
+            let p = whatlang::detect_script(sample)
+                .and_then(|s| profiles.score(sample, s))
+                .map(|s| profiles.langs()[s.best].code)
+                .or_else(|| whatlang::detect(sample).map(|i| i.lang().code()));
+            pr.add(truth, p);
+            let got = language::detect(text, sample_bytes, t).code;
+            cs.add(truth, got);
+            if let Some(g) = got.filter(|g| g != truth && !coarse(truth, g)) {
+                *wrongs.entry((truth, g.to_string())).or_default() += 1;
+                if show_wrong {
+                    println!(
+                        "    {truth} → {g}: {}",
+                        crawlsieve::analyse::text::prefix(text, 300)
+                    );
+                }
+            }
+            let html = format!(
+                "<html><head><title>t</title></head><body><article><p>{}</p></article></body></html>",
+                html_escape::encode_text(text)
+            );
+            let v = pipeline.process(&Page::new("http://example.com/p", html.as_bytes()));
+            let lang = v.lang.as_deref().filter(|l| *l != "unknown");
+            if v.lang.is_none() {
+                dropped += 1;
+            }
+            sc.add(truth, lang);
+            let e = per.entry(truth).or_default();
+            e[0].add(truth, got);
+            e[1].add(truth, lang);
+        }
+        println!(
+            "{:>6} {:>6}  {:<29} {:<29} {:<29} {:<29} {:>9.1} {:>9.1} {:>9.1} {:>9}",
+            size,
+            pages.len(),
+            wl.show(),
+            pr.show(),
+            cs.show(),
+            sc.show(),
+            wl_us,
+            pr_us,
+            cs_us,
+            dropped
+        );
+        by_size.push(per.iter().map(|(l, [d, _])| (*l, *d)).collect());
+        if per_language {
+            for (lang, [d, s]) in &per {
+                println!("    {lang}  detect {}  pipeline {}", d.show(), s.show());
+            }
+            for ((truth, got), n) in &wrongs {
+                println!("    wrong {truth} → {got} ×{n}");
+            }
+        }
+    }
+    if table {
+        // One row per language: `crawlsieve detect` at each size.
+        println!("\n| language | 250 B | 1 KB | 4 KB |\n|---|---|---|---|");
+        for lang in by_size[0].keys() {
+            let cell =
+                |m: &BTreeMap<&str, Tally>| m.get(lang).map(|t| t.show()).unwrap_or_default();
+            println!(
+                "| {lang} | {} | {} | {} |",
+                cell(&by_size[0]),
+                cell(&by_size[1]),
+                cell(&by_size[2])
+            );
+        }
+    }
+    Ok(())
+}
