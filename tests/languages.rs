@@ -187,3 +187,33 @@ fn pages_of_75_languages_get_the_right_code_or_unknown_never_a_neighbours() {
     // three-byte script (Tamil, Georgian: 40-odd words).
     assert!(short as f64 / n <= 0.04, "too_short {short} of {n}");
 }
+
+#[test]
+fn the_languages_command_lists_every_code_and_stops_quietly_on_a_closed_pipe() {
+    let out = bin().arg("languages").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let codes: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    for (_, code) in CODES {
+        assert!(codes.contains(code), "{code} missing from {codes:?}");
+    }
+    for m in ["msa", "hbs", "nor", "cmn", "jpn"] {
+        assert!(codes.contains(&m), "{m} missing");
+    }
+    // A reader that stops after the first line (`| head -1`): no panic, exit 0.
+    let mut child = bin()
+        .arg("languages")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

@@ -1,12 +1,18 @@
 //! `crawlsieve languages`: the codes a page may get (what `language.allow` takes).
 
+use std::io::Write;
+
 #[derive(clap::Args)]
 pub struct LanguagesArgs {}
 
 pub fn run(_args: LanguagesArgs) -> anyhow::Result<i32> {
-    println!("code\tscript\tdetected by");
+    // Written, not printed: `crawlsieve languages | head` closes the pipe early,
+    // and that is an error to return (main ends quietly on it), not a panic.
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "code\tscript\tdetected by")?;
     for k in crawlsieve::language::known() {
-        println!("{}\t{}\t{}", k.code, k.script, k.by);
+        writeln!(out, "{}\t{}\t{}", k.code, k.script, k.by)?;
     }
+    out.flush()?;
     Ok(0)
 }

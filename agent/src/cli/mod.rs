@@ -127,11 +127,20 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(code) => code,
+        // A reader that stopped reading (`| head`) is not a failure of ours.
+        Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
             eprintln!("crawlsieve: {e:#}");
             2
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn init_logging() {
