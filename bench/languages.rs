@@ -24,6 +24,9 @@ use crawlsieve::{Page, Pipeline, Settings};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+#[path = "langid_pages.rs"]
+mod langid_pages;
+
 /// Right / unknown / wrong counts.
 #[derive(Default, Clone, Copy)]
 struct Tally {
@@ -64,110 +67,6 @@ fn coarse(truth: &str, got: &str) -> bool {
     language::MACROLANGUAGES
         .iter()
         .any(|m| m.code == got && m.code != truth && m.members.contains(&truth))
-}
-
-/// ISO 639-1 file names → the ISO 639-3 codes crawlsieve reports.
-const CODES: &[(&str, &str)] = &[
-    ("af", "afr"),
-    ("ar", "ara"),
-    ("az", "aze"),
-    ("be", "bel"),
-    ("bg", "bul"),
-    ("bn", "ben"),
-    ("bs", "bos"),
-    ("ca", "cat"),
-    ("cs", "ces"),
-    ("cy", "cym"),
-    ("da", "dan"),
-    ("de", "deu"),
-    ("el", "ell"),
-    ("en", "eng"),
-    ("eo", "epo"),
-    ("es", "spa"),
-    ("et", "est"),
-    ("eu", "eus"),
-    ("fa", "pes"),
-    ("fi", "fin"),
-    ("fr", "fra"),
-    ("ga", "gle"),
-    ("gu", "guj"),
-    ("he", "heb"),
-    ("hi", "hin"),
-    ("hr", "hrv"),
-    ("hu", "hun"),
-    ("hy", "hye"),
-    ("id", "ind"),
-    ("is", "isl"),
-    ("it", "ita"),
-    ("ja", "jpn"),
-    ("ka", "kat"),
-    ("kk", "kaz"),
-    ("ko", "kor"),
-    ("la", "lat"),
-    ("lg", "lug"),
-    ("lt", "lit"),
-    ("lv", "lav"),
-    ("mi", "mri"),
-    ("mk", "mkd"),
-    ("mn", "mon"),
-    ("mr", "mar"),
-    ("ms", "msa"),
-    ("nb", "nob"),
-    ("nl", "nld"),
-    ("nn", "nno"),
-    ("pa", "pan"),
-    ("pl", "pol"),
-    ("pt", "por"),
-    ("ro", "ron"),
-    ("ru", "rus"),
-    ("sk", "slk"),
-    ("sl", "slv"),
-    ("sn", "sna"),
-    ("so", "som"),
-    ("sq", "sqi"),
-    ("sr", "srp"),
-    ("st", "sot"),
-    ("sv", "swe"),
-    ("sw", "swa"),
-    ("ta", "tam"),
-    ("te", "tel"),
-    ("th", "tha"),
-    ("tl", "tgl"),
-    ("tn", "tsn"),
-    ("tr", "tur"),
-    ("ts", "tso"),
-    ("uk", "ukr"),
-    ("ur", "urd"),
-    ("vi", "vie"),
-    ("xh", "xho"),
-    ("yo", "yor"),
-    ("zh", "cmn"),
-    ("zu", "zul"),
-];
-
-fn pages(dir: &str, size: usize, half: &str) -> anyhow::Result<Vec<(&'static str, String)>> {
-    let mut out = Vec::new();
-    for &(file, code) in CODES {
-        let text = std::fs::read_to_string(format!("{dir}/{file}.txt"))?;
-        let lines: Vec<&str> = text.lines().collect();
-        let mid = lines.len() / 2;
-        let lines = match half {
-            "dev" => &lines[..mid],
-            "test" => &lines[mid..],
-            _ => &lines[..],
-        };
-        let mut page = String::new();
-        for line in lines {
-            if !page.is_empty() {
-                page.push(' ');
-            }
-            page.push_str(line.trim());
-            if page.len() >= size {
-                out.push((code, std::mem::take(&mut page)));
-            }
-        }
-    }
-    Ok(out)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -214,7 +113,7 @@ fn main() -> anyhow::Result<()> {
         "dropped"
     );
     for size in [250usize, 1024, 4096] {
-        let pages = pages(&dir, size, &half)?;
+        let pages = langid_pages::pages(std::path::Path::new(&dir), size, &half)?;
         let (mut wl, mut pr, mut cs, mut sc) = (
             Tally::default(),
             Tally::default(),

@@ -5,110 +5,14 @@
 mod common;
 use common::*;
 
-/// ISO 639-1 file names → the ISO 639-3 codes crawlsieve reports.
-const CODES: &[(&str, &str)] = &[
-    ("af", "afr"),
-    ("ar", "ara"),
-    ("az", "aze"),
-    ("be", "bel"),
-    ("bg", "bul"),
-    ("bn", "ben"),
-    ("bs", "bos"),
-    ("ca", "cat"),
-    ("cs", "ces"),
-    ("cy", "cym"),
-    ("da", "dan"),
-    ("de", "deu"),
-    ("el", "ell"),
-    ("en", "eng"),
-    ("eo", "epo"),
-    ("es", "spa"),
-    ("et", "est"),
-    ("eu", "eus"),
-    ("fa", "pes"),
-    ("fi", "fin"),
-    ("fr", "fra"),
-    ("ga", "gle"),
-    ("gu", "guj"),
-    ("he", "heb"),
-    ("hi", "hin"),
-    ("hr", "hrv"),
-    ("hu", "hun"),
-    ("hy", "hye"),
-    ("id", "ind"),
-    ("is", "isl"),
-    ("it", "ita"),
-    ("ja", "jpn"),
-    ("ka", "kat"),
-    ("kk", "kaz"),
-    ("ko", "kor"),
-    ("la", "lat"),
-    ("lg", "lug"),
-    ("lt", "lit"),
-    ("lv", "lav"),
-    ("mi", "mri"),
-    ("mk", "mkd"),
-    ("mn", "mon"),
-    ("mr", "mar"),
-    ("ms", "msa"),
-    ("nb", "nob"),
-    ("nl", "nld"),
-    ("nn", "nno"),
-    ("pa", "pan"),
-    ("pl", "pol"),
-    ("pt", "por"),
-    ("ro", "ron"),
-    ("ru", "rus"),
-    ("sk", "slk"),
-    ("sl", "slv"),
-    ("sn", "sna"),
-    ("so", "som"),
-    ("sq", "sqi"),
-    ("sr", "srp"),
-    ("st", "sot"),
-    ("sv", "swe"),
-    ("sw", "swa"),
-    ("ta", "tam"),
-    ("te", "tel"),
-    ("th", "tha"),
-    ("tl", "tgl"),
-    ("tn", "tsn"),
-    ("tr", "tur"),
-    ("ts", "tso"),
-    ("uk", "ukr"),
-    ("ur", "urd"),
-    ("vi", "vie"),
-    ("xh", "xho"),
-    ("yo", "yor"),
-    ("zh", "cmn"),
-    ("zu", "zul"),
-];
-
-/// Pages of about 1 KB of consecutive held-out sentences, as JSONL pages.
-fn pages(data: &std::path::Path) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    for &(file, code) in CODES {
-        let text =
-            std::fs::read_to_string(data.join(format!("langid/sentences/{file}.txt"))).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        let mut page = String::new();
-        for line in &lines[lines.len() / 2..] {
-            if !page.is_empty() {
-                page.push(' ');
-            }
-            page.push_str(line.trim());
-            if page.len() >= 1024 {
-                out.push((code, std::mem::take(&mut page)));
-            }
-        }
-    }
-    out
-}
+#[path = "../bench/langid_pages.rs"]
+mod langid_pages;
+use langid_pages::CODES;
 
 #[test]
 fn pages_of_75_languages_get_the_right_code_or_unknown_never_a_neighbours() {
     let Some(data) = shared_data() else { return };
-    let pages = pages(&data);
+    let pages = langid_pages::pages(&data.join("langid/sentences"), 1024, "test").unwrap();
     let mut jsonl = String::new();
     for (i, (_, text)) in pages.iter().enumerate() {
         let html = format!(
@@ -135,15 +39,10 @@ fn pages_of_75_languages_get_the_right_code_or_unknown_never_a_neighbours() {
     assert_eq!(verdicts.len(), pages.len(), "one verdict per page");
     // A page of a member of a macrolanguage may get the macrolanguage's code
     // when the members are too close to call (README, "Languages").
-    let macros = [
-        ("msa", &["msa", "ind"][..]),
-        ("hbs", &["hrv", "bos", "srp"]),
-        ("nor", &["nob", "nno"]),
-    ];
     let coarse = |truth: &str, got: &str| {
-        macros
+        crawlsieve::language::MACROLANGUAGES
             .iter()
-            .any(|(m, members)| *m == got && members.contains(&truth))
+            .any(|m| m.code == got && m.members.contains(&truth))
     };
     let (mut right, mut macro_, mut unknown, mut wrong, mut short) = (0, 0, 0, 0, 0);
     let mut wrongs = Vec::new();
