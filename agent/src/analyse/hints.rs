@@ -209,6 +209,40 @@ pub fn hints(
     role: Option<&str>,
     itemprop: Option<&str>,
 ) -> Hints {
+    hints_cached(tag, class, id, role, itemprop, &mut NameCache::default())
+}
+
+/// What class and id names say, remembered per page: pages repeat the same
+/// class strings on hundreds of elements, and matching them was ~8 % of the
+/// pipeline. Bounded: past `NAME_CACHE_MAX` distinct names it starts over.
+#[derive(Default)]
+pub struct NameCache(rustc_hash::FxHashMap<Box<str>, Hints>);
+
+const NAME_CACHE_MAX: usize = 4096;
+
+impl NameCache {
+    fn get(&mut self, name: &str) -> Hints {
+        if let Some(&h) = self.0.get(name) {
+            return h;
+        }
+        let h = name_hints(name);
+        if self.0.len() >= NAME_CACHE_MAX {
+            self.0.clear();
+        }
+        self.0.insert(name.into(), h);
+        h
+    }
+}
+
+/// `hints`, with class and id names looked up in `cache` first.
+pub fn hints_cached(
+    tag: &str,
+    class: Option<&str>,
+    id: Option<&str>,
+    role: Option<&str>,
+    itemprop: Option<&str>,
+    cache: &mut NameCache,
+) -> Hints {
     let mut strong_boiler = BOILER_TAGS.contains(&tag);
     let mut strong_good = GOOD_TAGS.contains(&tag);
     if let Some(role) = role {
@@ -223,18 +257,10 @@ pub fn hints(
     }
     let (mut boiler, mut good, mut invisible) = (false, false, false);
     for name in [class, id].into_iter().flatten() {
-        let original = name.as_bytes();
-        let lower = name.to_ascii_lowercase();
-        for m in MATCHER.automaton.find_overlapping_iter(&lower) {
-            let (start, end) = (m.start(), m.end());
-            match MATCHER.kinds[m.pattern().as_usize()] {
-                Pattern::BoilerSubstring => boiler = true,
-                Pattern::BoilerToken if is_token(original, start, end) => boiler = true,
-                Pattern::GoodToken if is_token(original, start, end) => good = true,
-                Pattern::Invisible if is_word(original, start, end) => invisible = true,
-                _ => {}
-            }
-        }
+        let h = cache.get(name);
+        boiler |= h.boiler;
+        good |= h.good;
+        invisible |= h.invisible;
     }
     let (boiler, good) = if strong_good {
         (false, true)
@@ -250,6 +276,24 @@ pub fn hints(
         good,
         invisible,
     }
+}
+
+/// The words one class or id value holds.
+fn name_hints(name: &str) -> Hints {
+    let mut h = Hints::default();
+    let original = name.as_bytes();
+    let lower = name.to_ascii_lowercase();
+    for m in MATCHER.automaton.find_overlapping_iter(&lower) {
+        let (start, end) = (m.start(), m.end());
+        match MATCHER.kinds[m.pattern().as_usize()] {
+            Pattern::BoilerSubstring => h.boiler = true,
+            Pattern::BoilerToken if is_token(original, start, end) => h.boiler = true,
+            Pattern::GoodToken if is_token(original, start, end) => h.good = true,
+            Pattern::Invisible if is_word(original, start, end) => h.invisible = true,
+            _ => {}
+        }
+    }
+    h
 }
 
 /// Whether `s[start..end]` is a whole token: bounded by a non-alphanumeric

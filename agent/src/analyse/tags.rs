@@ -91,6 +91,70 @@ pub fn style_hides(style: &str) -> bool {
     })
 }
 
+/// Elements that never have content (HTML's void elements).
+pub fn is_void(name: &str) -> bool {
+    matches!(
+        name,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "keygen"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+            | "image"
+    )
+}
+
+/// The content model that follows the start tag of an HTML element.
+pub fn text_kind(name: &str) -> super::tokenizer::TextKind {
+    use super::tokenizer::TextKind;
+    match name {
+        "title" | "textarea" => TextKind::RcData,
+        "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => TextKind::RawText,
+        "script" => TextKind::Script,
+        "plaintext" => TextKind::PlainText,
+        _ => TextKind::Data,
+    }
+}
+
+/// HTML elements whose start tag inside SVG or MathML ends the foreign
+/// content (the WHATWG parser's list; `font` only with colour, face or size).
+pub fn breaks_out_of_foreign(name: &str, attrs: &[super::tokenizer::Attr]) -> bool {
+    match name {
+        "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div" | "dl"
+        | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head" | "hr" | "i"
+        | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p" | "pre" | "ruby"
+        | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup" | "table" | "tt" | "u"
+        | "ul" | "var" => true,
+        "font" => attrs.iter().any(|a| {
+            ["color", "face", "size"]
+                .iter()
+                .any(|n| a.name.eq_ignore_ascii_case(n))
+        }),
+        _ => false,
+    }
+}
+
+/// SVG and MathML elements whose content is HTML again.
+pub fn integration_point(name: &str) -> bool {
+    matches!(
+        name,
+        "foreignobject" | "desc" | "title" | "mi" | "mo" | "mn" | "ms" | "mtext" | "annotation-xml"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

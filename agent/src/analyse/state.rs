@@ -1,0 +1,632 @@
+//! The tree the one HTML pass keeps while tokens stream by: the stack of
+//! open elements with what each gives its text (hidden, link, hints, roles,
+//! list and heading context), implied end tags, and the text builder.
+//!
+//! Two sources feed it the same calls: the purpose-built tokenizer
+//! (`tokenizer.rs`, every page without a content-tag rule) and lol_html
+//! (`selectors.rs`, pages whose site's rule is a CSS selector).
+
+use super::hints;
+use super::outline::{self, Captured, Outline};
+use super::tags::{self, TagKind};
+use super::text::{self, Role};
+use super::tokenizer::{self, StartTag, TextKind};
+use super::Budget;
+use std::borrow::Cow;
+
+#[derive(Clone, Copy)]
+pub(super) struct Open {
+    kind: TagKind,
+    name: tags::Implicit,
+    /// Identifies the element for its end-tag handler (indices are reused).
+    serial: u32,
+    hidden: bool,
+    link: bool,
+    content: bool,
+    /// `IN_*` flags the text inside this element gets: the element's own
+    /// (link, heading, item, form control) or'ed with its parent's, and the
+    /// innermost hint (`IN_BOILER` or `IN_GOOD`) among it and its ancestors.
+    /// Kept whole per element so the text handler reads one word, whatever
+    /// the depth.
+    flags: u16,
+    /// Where the nearest open elements of each implied-end-tag group are.
+    marks: tags::Marks,
+    /// The outline role its text gets (its own, or its parent's).
+    role: Role,
+    /// The innermost list around it: 0 none, 1 `ul`/`menu`, 2 `ol`.
+    list: u8,
+    /// Its captures in `Outline::captures` (`NO_CAPTURE`: none).
+    link_capture: u32,
+    byline_capture: u32,
+    /// Its content is SVG or MathML (not at an HTML integration point).
+    foreign: bool,
+    /// In foreign content: the stack index of the `svg`/`math` that began it.
+    foreign_root: u32,
+    /// Its name's id and the stack index + 1 of the next open element of the
+    /// same name below it (0: none), so that an end tag finds its element in
+    /// O(1) (tokenizer only; lol_html pairs end tags itself).
+    name_id: u32,
+    below_same: u32,
+}
+
+pub(super) const NO_CAPTURE: u32 = u32::MAX;
+const NO_NAME: u32 = u32::MAX;
+
+/// The hint bits: only the innermost hinted element speaks for the text.
+const HINT_BITS: u16 = text::IN_BOILER | text::IN_GOOD;
+
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) builder: text::TextBuilder,
+    pub(super) stack: Vec<Open>,
+    pub(super) hidden: u32,
+    pub(super) link: u32,
+    pub(super) content: u32,
+    pub(super) in_title: bool,
+    pub(super) title: Option<String>,
+    pub(super) content_matched: bool,
+    /// A text node in progress whose chunks contained `&`.
+    pub(super) pending: String,
+    pub(super) serial: u32,
+    /// Raw HTML inside `<noscript>` elements.
+    pub(super) noscript: String,
+    pub(super) outline: Option<Box<Outline>>,
+    /// The open `<script>` is JSON-LD; whether its first text is still to come.
+    pub(super) json_ld: Option<bool>,
+    /// Element names seen (tokenizer only), and per name the stack index + 1
+    /// of its innermost open element (0: none).
+    pub(super) names: rustc_hash::FxHashMap<Box<str>, u32>,
+    pub(super) innermost: Vec<u32>,
+    pub(super) budget: Option<Budget>,
+    pub(super) name_hints: hints::NameCache,
+}
+
+impl State {
+    fn flags(&self) -> u16 {
+        let inherited = self.stack.last().map_or(0, |o| o.flags);
+        if self.content > 0 {
+            inherited | text::IN_CONTENT
+        } else {
+            inherited
+        }
+    }
+
+    /// Opens an element whose own flags are `open.flags` and whose own hint
+    /// is `hint` (0 for none).
+    pub(super) fn push(&mut self, mut open: Open, hint: u16) {
+        let parent = self.stack.last().map_or(0, |o| o.flags);
+        let hint = if hint != 0 { hint } else { parent & HINT_BITS };
+        open.flags |= (parent & !HINT_BITS) | hint;
+        if let Some(p) = self.stack.last() {
+            if open.role == Role::Plain {
+                open.role = p.role;
+            }
+            if open.list == 0 {
+                open.list = p.list;
+            }
+        }
+        if open.role == Role::Item && open.list == 2 {
+            open.role = Role::Ordered;
+        }
+        open.marks = self
+            .stack
+            .last()
+            .map_or_else(tags::Marks::default, |o| o.marks)
+            .push(open.name, self.stack.len());
+        self.hidden += open.hidden as u32;
+        self.link += open.link as u32;
+        self.stack.push(open);
+    }
+
+    /// An explicit end tag closed the element `serial`, and with it every
+    /// element opened after it. An element we closed implicitly already is
+    /// not found, and its end tag only counts as a tag.
+    pub(super) fn close(&mut self, serial: u32) {
+        // Serials grow up the stack: a binary search, not a walk (an end tag of
+        // an element closed implicitly is not there, and a walk would cost the
+        // whole depth each time).
+        let idx = self.stack.binary_search_by_key(&serial, |o| o.serial).ok();
+        self.close_at(idx);
+    }
+
+    /// An end tag closes the element at `idx` (`None`: no element; the end tag
+    /// only counts as a tag).
+    fn close_at(&mut self, idx: Option<usize>) {
+        self.builder.tag();
+        let Some(idx) = idx else {
+            return;
+        };
+        if self.stack[idx].kind == TagKind::Block {
+            self.builder.block_break();
+        }
+        self.truncate(idx);
+    }
+
+    /// A start tag: what it closes implicitly, then the element it opens.
+    /// `in_foreign`: the element is SVG or MathML.
+    /// `attrs` reads the element's attributes (for an element without
+    /// content only when the outline wants a `<meta>` or `<link>`). Returns
+    /// whether an element was pushed (one without content is not).
+    pub(super) fn start<'a>(
+        &mut self,
+        name: &str,
+        has_content: bool,
+        in_foreign: bool,
+        attrs: impl FnOnce(bool) -> Attrs<'a>,
+    ) -> bool {
+        let kind = tags::classify(name);
+        let implicit = tags::implicit(name);
+        self.builder.tag();
+        // In SVG and MathML nothing closes implicitly.
+        if kind == TagKind::Block && !in_foreign {
+            self.close_implied_by(implicit, kind);
+        }
+        match kind {
+            TagKind::Block => self.builder.block_break(),
+            TagKind::Br => self.builder.br(),
+            TagKind::Title if self.title.is_none() => self.in_title = true,
+            _ => {}
+        }
+        if name == "tr" {
+            self.builder.row();
+        }
+        let outlined = self.outline.is_some();
+        if !has_content {
+            if outlined && matches!(name, "meta" | "link") {
+                self.outline_void(name, attrs(true));
+            }
+            return false;
+        }
+        let mut attrs = attrs(outlined);
+        let (link_capture, byline_capture) = match attrs.more.take() {
+            Some(more) => self.outline_element(name, &attrs, *more),
+            None => (NO_CAPTURE, NO_CAPTURE),
+        };
+        let link = name == "a" && attrs.href;
+        if link {
+            self.builder.link();
+        }
+        let hints = hints::hints_cached(
+            name,
+            attrs.class.as_deref(),
+            attrs.id.as_deref(),
+            attrs.role.as_deref(),
+            attrs.itemprop.as_deref(),
+            &mut self.name_hints,
+        );
+        let hidden = kind == TagKind::Invisible
+            || hints.invisible
+            || (attrs.hidden && !streamed_boundary(attrs.id.as_deref()))
+            || (attrs.aria_hidden && name != "a");
+        let level = tags::heading_level(name);
+        let mut flags = 0;
+        if link {
+            flags |= text::IN_LINK;
+        }
+        let hint = if hints.boiler {
+            text::IN_BOILER
+        } else if hints.good {
+            text::IN_GOOD
+        } else {
+            0
+        };
+        if tags::is_ui(name) {
+            flags |= text::IN_UI;
+        }
+        if level > 0 {
+            flags |= text::IN_HEADING;
+        }
+        if level == 1 {
+            flags |= text::IN_H1;
+        }
+        if matches!(
+            implicit,
+            tags::Implicit::Li | tags::Implicit::Cell | tags::Implicit::DtDd
+        ) {
+            flags |= text::IN_ITEM;
+        }
+        flags |= tags::context_flag(name);
+        self.serial += 1;
+        self.push(
+            Open {
+                kind,
+                name: implicit,
+                serial: self.serial,
+                hidden,
+                link,
+                content: false,
+                flags,
+                marks: tags::Marks::default(),
+                role: tags::role(name, level),
+                list: tags::list(name),
+                link_capture,
+                byline_capture,
+                foreign: false,
+                foreign_root: 0,
+                name_id: NO_NAME,
+                below_same: 0,
+            },
+            hint,
+        );
+        true
+    }
+
+    /// The text of one content model; `last` ends a text node.
+    pub(super) fn on_text(&mut self, kind: TextKind, chunk: &str, last: bool) {
+        match kind {
+            TextKind::Data => self.data_text(chunk, last),
+            TextKind::RcData if self.in_title => {
+                self.title.get_or_insert_with(String::new).push_str(chunk);
+            }
+            TextKind::Script if self.json_ld.is_some() => {
+                let first = self.json_ld == Some(true);
+                self.json_ld = (!last).then_some(false);
+                if let Some(o) = self.outline.as_deref_mut() {
+                    o.json_ld_text(chunk, first);
+                }
+            }
+            TextKind::RawText
+                if self
+                    .stack
+                    .last()
+                    .is_some_and(|o| o.kind == TagKind::NoScript) =>
+            {
+                self.noscript.push_str(chunk);
+                if last {
+                    self.noscript.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the page's budget is spent.
+    pub(super) fn over_budget(&self) -> bool {
+        self.budget
+            .is_some_and(|b| std::time::Instant::now() > b.deadline)
+    }
+
+    /// The HTML parser's implied end tags for the common cases: a `<p>` ends
+    /// at the next block, an `<li>` at the next `<li>` of its list, and so on.
+    fn close_implied_by(&mut self, name: tags::Implicit, kind: TagKind) {
+        let Some(top) = self.stack.last() else {
+            return;
+        };
+        let Some(idx) = tags::implied_close_marked(&top.marks, name, kind) else {
+            return;
+        };
+        self.truncate(idx);
+    }
+
+    fn truncate(&mut self, idx: usize) {
+        let at = self.builder.text.len() as u32;
+        // Innermost first: each restores what its push replaced.
+        for open in self.stack[idx..].iter().rev() {
+            if open.name_id != NO_NAME {
+                self.innermost[open.name_id as usize] = open.below_same;
+            }
+        }
+        for open in self.stack.drain(idx..) {
+            self.hidden -= open.hidden as u32;
+            self.link -= open.link as u32;
+            self.content -= open.content as u32;
+            if let Some(outline) = self.outline.as_deref_mut() {
+                for c in [open.link_capture, open.byline_capture] {
+                    if c != NO_CAPTURE {
+                        outline.end_capture(c, at);
+                    }
+                }
+            }
+        }
+        self.in_title = false;
+    }
+
+    /// The outline's share of a `<meta>` or `<link>`.
+    fn outline_void(&mut self, name: &str, attrs: Attrs) {
+        let (Some(o), Some(m)) = (self.outline.as_deref_mut(), attrs.more) else {
+            return;
+        };
+        let m = *m;
+        if name == "meta" {
+            if let Some(content) = m.content {
+                let key = m.name.or(m.property).map(|k| k.to_ascii_lowercase());
+                let key = key.or(attrs
+                    .itemprop
+                    .map(|p| format!("itemprop:{}", p.to_ascii_lowercase())));
+                if let Some(key) = key {
+                    o.meta(&key, content);
+                }
+            }
+        } else if o.canonical.is_none()
+            && m.rel.as_deref().is_some_and(|r| {
+                r.split_ascii_whitespace()
+                    .any(|t| t.eq_ignore_ascii_case("canonical"))
+            })
+        {
+            o.canonical = m.href;
+        }
+    }
+
+    /// The outline's share of an element with content: `lang`, JSON-LD,
+    /// `itemprop` values, `<time>`, and the link and byline captures it opens.
+    fn outline_element(&mut self, name: &str, attrs: &Attrs, m: MoreAttrs) -> (u32, u32) {
+        let at = self.builder.text.len() as u32;
+        let Some(o) = self.outline.as_deref_mut() else {
+            return (NO_CAPTURE, NO_CAPTURE);
+        };
+        match name {
+            "html" => o.lang = o.lang.take().or(m.lang),
+            "script" => {
+                let json_ld = m.kind.as_deref().is_some_and(|t| t.contains("ld+json"));
+                self.json_ld = json_ld.then_some(true);
+            }
+            "time" => {
+                if let Some(dt) = m.datetime.clone() {
+                    o.time(dt);
+                }
+            }
+            _ => {}
+        }
+        if let Some(prop) = attrs.itemprop.as_deref() {
+            if let Some(v) = m.content.or(m.datetime) {
+                o.meta(&format!("itemprop:{prop}"), v);
+            }
+        }
+        let mut link = NO_CAPTURE;
+        if name == "a" {
+            if let Some(href) = m.href {
+                link = o.capture(at, Captured::Link(href)).unwrap_or(NO_CAPTURE);
+            }
+        }
+        let byline = attrs
+            .itemprop
+            .as_deref()
+            .is_some_and(|p| p.eq_ignore_ascii_case("author"))
+            || m.rel
+                .as_deref()
+                .is_some_and(|r| r.eq_ignore_ascii_case("author"))
+            || attrs.class.as_deref().is_some_and(outline::names_byline)
+            || attrs.id.as_deref().is_some_and(outline::names_byline);
+        let byline = if byline {
+            o.capture(at, Captured::Byline).unwrap_or(NO_CAPTURE)
+        } else {
+            NO_CAPTURE
+        };
+        (link, byline)
+    }
+
+    fn data_text(&mut self, chunk: &str, last: bool) {
+        if self.hidden > 0 {
+            self.pending.clear();
+            return;
+        }
+        let role = self.stack.last().map_or(Role::Plain, |o| o.role);
+        if self.pending.is_empty() && !chunk.contains('&') {
+            let flags = self.flags();
+            self.builder
+                .push_text(chunk, flags, self.stack.len() as u32, role);
+            return;
+        }
+        self.pending.push_str(chunk);
+        if last {
+            let pending = std::mem::take(&mut self.pending);
+            let decoded = html_escape::decode_html_entities(&pending);
+            let flags = self.flags();
+            self.builder
+                .push_text(&decoded, flags, self.stack.len() as u32, role);
+            self.pending = pending;
+            self.pending.clear();
+        }
+    }
+}
+
+/// The tokenizer's tokens into the tree. What the tokenizer cannot know is
+/// decided here: which elements have content, which content model follows,
+/// where foreign content (SVG, MathML) begins and ends, which open element an
+/// end tag closes.
+impl tokenizer::Sink for State {
+    fn start_tag(&mut self, tag: &StartTag) -> TextKind {
+        let name = tag.name;
+        let mut in_foreign = self.stack.last().is_some_and(|o| o.foreign);
+        if in_foreign && tags::breaks_out_of_foreign(name, tag.attrs) {
+            // The `svg`/`math` that began it ends, and all inside it; its
+            // parent's content is HTML.
+            let root = self.stack.last().map_or(0, |o| o.foreign_root);
+            self.truncate(root as usize);
+            in_foreign = false;
+        }
+        let root = self.stack.last().map_or(0, |o| o.foreign_root);
+        let has_content = if in_foreign {
+            !tag.self_closing
+        } else {
+            !tags::is_void(name)
+        };
+        let pushed = self.start(name, has_content, in_foreign, |outline| {
+            Attrs::from_tokens(tag.attrs, outline)
+        });
+        if !pushed {
+            return TextKind::Data;
+        }
+        let idx = self.stack.len() - 1;
+        let id = self.name_id(name);
+        let below = std::mem::replace(&mut self.innermost[id as usize], idx as u32 + 1);
+        let Some(open) = self.stack.last_mut() else {
+            return TextKind::Data;
+        };
+        open.name_id = id;
+        open.below_same = below;
+        if in_foreign {
+            open.foreign = !tags::integration_point(name);
+            open.foreign_root = root;
+            TextKind::Data
+        } else {
+            if matches!(name, "svg" | "math") {
+                open.foreign = true;
+                open.foreign_root = idx as u32;
+            }
+            tags::text_kind(name)
+        }
+    }
+
+    fn end_tag(&mut self, name: &str) {
+        let idx = self
+            .names
+            .get(name)
+            .map(|&id| self.innermost[id as usize])
+            .filter(|&i| i > 0)
+            .map(|i| i as usize - 1);
+        self.close_at(idx);
+    }
+
+    fn text(&mut self, kind: TextKind, text: &str) {
+        self.on_text(kind, text, true);
+    }
+
+    fn foreign(&self) -> bool {
+        self.stack.last().is_some_and(|o| o.foreign)
+    }
+
+    fn progress(&mut self) -> bool {
+        !self.over_budget()
+    }
+}
+
+impl State {
+    /// An id per element name, for `innermost`.
+    fn name_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.names.get(name) {
+            return id;
+        }
+        let id = self.innermost.len() as u32;
+        self.names.insert(name.into(), id);
+        self.innermost.push(0);
+        id
+    }
+
+    /// lol_html's content-tag rule matched the element just opened.
+    pub(super) fn mark_content(&mut self) {
+        self.content_matched = true;
+        if let Some(top) = self.stack.last_mut() {
+            if !top.content {
+                top.content = true;
+                self.content += 1;
+            }
+        }
+    }
+}
+
+/// The attributes the analysis reads, in one pass over the element's
+/// attributes. Borrowed from the page when the tokenizer gives them and they
+/// hold no character reference.
+#[derive(Default)]
+pub(super) struct Attrs<'a> {
+    class: Option<Cow<'a, str>>,
+    id: Option<Cow<'a, str>>,
+    role: Option<Cow<'a, str>>,
+    itemprop: Option<Cow<'a, str>>,
+    href: bool,
+    /// `hidden`, or an inline style that hides the element.
+    hidden: bool,
+    aria_hidden: bool,
+    /// Read only for the outline.
+    more: Option<Box<MoreAttrs>>,
+}
+
+/// The attributes only the outline reads.
+#[derive(Default)]
+struct MoreAttrs {
+    href: Option<String>,
+    rel: Option<String>,
+    content: Option<String>,
+    datetime: Option<String>,
+    name: Option<String>,
+    property: Option<String>,
+    lang: Option<String>,
+    kind: Option<String>,
+}
+
+impl<'a> Attrs<'a> {
+    pub(super) fn new(outline: bool) -> Self {
+        Attrs {
+            more: outline.then(Box::default),
+            ..Default::default()
+        }
+    }
+
+    /// One attribute: `name` lower case, `value` decoded on demand. The first
+    /// of two same-named attributes wins, as in a browser.
+    pub(super) fn take(&mut self, name: &str, value: impl Fn() -> Cow<'a, str>) {
+        let mut ignored = None;
+        if let Some(m) = self.more.as_deref_mut() {
+            let slot = match name {
+                "href" => &mut m.href,
+                "rel" => &mut m.rel,
+                "content" => &mut m.content,
+                "datetime" => &mut m.datetime,
+                "name" => &mut m.name,
+                "property" => &mut m.property,
+                "lang" => &mut m.lang,
+                "type" => &mut m.kind,
+                _ => &mut ignored,
+            };
+            if slot.is_none() {
+                *slot = Some(value().into_owned());
+            }
+        }
+        let slot = match name {
+            "class" => &mut self.class,
+            "id" => &mut self.id,
+            "role" => &mut self.role,
+            "itemprop" => &mut self.itemprop,
+            "href" => {
+                self.href = true;
+                return;
+            }
+            "hidden" => {
+                self.hidden = true;
+                return;
+            }
+            "style" => {
+                self.hidden |= tags::style_hides(&value());
+                return;
+            }
+            "aria-hidden" => {
+                self.aria_hidden = value().trim().eq_ignore_ascii_case("true");
+                return;
+            }
+            _ => return,
+        };
+        if slot.is_none() {
+            *slot = Some(value());
+        }
+    }
+
+    /// The attributes of a tokenizer's start tag.
+    fn from_tokens(attrs: &[tokenizer::Attr<'a>], outline: bool) -> Self {
+        let mut a = Attrs::new(outline);
+        let mut buf = [0u8; 16];
+        for attr in attrs {
+            // Every name read is ASCII and shorter than 16 bytes.
+            let raw = attr.name.as_bytes();
+            if raw.len() > buf.len() {
+                continue;
+            }
+            let lower = &mut buf[..raw.len()];
+            lower.copy_from_slice(raw);
+            lower.make_ascii_lowercase();
+            let Ok(name) = std::str::from_utf8(lower) else {
+                continue;
+            };
+            a.take(name, || html_escape::decode_html_entities(attr.value));
+        }
+        a
+    }
+}
+
+/// React's streaming server rendering sends each finished Suspense boundary
+/// as `<div hidden id="S:n">` and a script that moves it into place: hidden
+/// in the HTML, the page's text in the browser.
+fn streamed_boundary(id: Option<&str>) -> bool {
+    id.and_then(|id| id.strip_prefix("S:"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
