@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Single-core throughput of crawlsieve against resiliparse and trafilatura on
-the same pages, in the same run.
+"""Single-core throughput of crawlsieve against resiliparse, trafilatura and
+rs-trafilatura on the same pages, in the same run.
 
 All pages of ../shared/data/extraction (WCXB dev + trafilatura-eval: real
 pages from thousands of sites) are read into memory first by every system,
@@ -9,7 +9,9 @@ HTML bytes. One core: crawlsieve's `bench` is single-threaded; the Python
 peers run in one process.
 
 Usage: bench/throughput.py [--data DIR] [--quick]   (run bench/peers-venv.sh first,
-or let this script run it). --quick uses the first 300 pages.
+or let this script run it). --quick uses the first 300 pages. The second
+corpus, smaller pages: bench/small_pages.py && bench/throughput.py --data target/small-pages
+rs-trafilatura is built from bench/peers-rs (its own Cargo.lock) into target/peers-rs.
 """
 import argparse, glob, json, os, subprocess, sys, time
 
@@ -62,18 +64,29 @@ def main():
         out = subprocess.run([binary, "bench", "--json", "--mode", mode, "--repeat", "3", *files],
                              capture_output=True, check=True)
         results[f"crawlsieve {mode}"] = json.loads(out.stdout)
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(ROOT, "target", "peers-rs"))
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path",
+                    os.path.join(HERE, "peers-rs", "Cargo.toml")], env=env, check=True)
+    out = subprocess.run([os.path.join(ROOT, "target", "peers-rs", "release", "peers-rs"),
+                          "rs-trafilatura", listfile], capture_output=True, check=True)
+    results["rs-trafilatura"] = json.loads(out.stdout)
     py = os.path.join(ROOT, "target", "peers-venv", "bin", "python")
     for name in ("resiliparse", "trafilatura"):
         out = subprocess.run([py, "-c", PEER, name, listfile], capture_output=True, check=True)
         results[name] = json.loads(out.stdout)
     r0 = results["crawlsieve full"]
-    print(f"{r0['pages']} pages, {r0['megabytes']:.1f} MB of HTML (../shared/data/extraction), one core, in memory")
+    print(f"{r0['pages']} pages, {r0['megabytes']:.1f} MB of HTML ({os.path.relpath(a.data, ROOT)}), one core, in memory")
     print(f"{'system':<22} {'MB/s':>8} {'pages/s':>8} {'peak RSS MB':>12} {'full ÷ this':>12}")
     for name, r in results.items():
         print(f"{name:<22} {r['mb_per_s']:>8.1f} {r['pages_per_s']:>8.0f} {r['peak_rss_mb']:>12.0f} "
               f"{r0['mb_per_s'] / r['mb_per_s']:>11.2f}×")
-    print("(crawlsieve full = decode, one HTML pass, plateau, filters, language, chunks, SHA-1, matching, verdict;"
-          " resiliparse = extract_plain_text(main_content=True); trafilatura = extract())")
+    for name in ("crawlsieve full", "crawlsieve extract"):
+        r = results[name]
+        print(f"{name}: per page p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms; "
+              f"per 100 KB p50 {r['p50_ms_per_100kb']:.3f} ms, p99 {r['p99_ms_per_100kb']:.3f} ms")
+    print("(crawlsieve full = decode, one HTML pass, plateau, filters, language, chunks (SHA-1), page id (BLAKE3), matching, verdict;"
+          " resiliparse = extract_plain_text(main_content=True); trafilatura = extract();"
+          " rs-trafilatura = rs_trafilatura::extract)")
 
 if __name__ == "__main__":
     main()

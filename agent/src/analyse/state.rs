@@ -553,9 +553,11 @@ impl<'a> Attrs<'a> {
         }
     }
 
-    /// One attribute: `name` lower case, `value` decoded on demand. The first
-    /// of two same-named attributes wins, as in a browser.
-    pub(super) fn take(&mut self, name: &str, value: impl Fn() -> Cow<'a, str>) {
+    /// One attribute: `name` lower case, `raw` its value as written, read on
+    /// demand. Values are decoded (`&amp;` → `&`) as a browser does, here and
+    /// only here. The first of two same-named attributes wins, as in a browser.
+    pub(super) fn take(&mut self, name: &str, raw: impl Fn() -> Cow<'a, str>) {
+        let value = || decoded(raw());
         let mut ignored = None;
         if let Some(m) = self.more.as_deref_mut() {
             let slot = match name {
@@ -617,9 +619,21 @@ impl<'a> Attrs<'a> {
             let Ok(name) = std::str::from_utf8(lower) else {
                 continue;
             };
-            a.take(name, || html_escape::decode_html_entities(attr.value));
+            a.take(name, || Cow::Borrowed(attr.value));
         }
         a
+    }
+}
+
+/// An attribute value with its character references decoded; borrowed when
+/// it has none.
+fn decoded(raw: Cow<'_, str>) -> Cow<'_, str> {
+    match raw {
+        Cow::Borrowed(s) => html_escape::decode_html_entities(s),
+        Cow::Owned(s) if s.contains('&') => {
+            Cow::Owned(html_escape::decode_html_entities(&s).into_owned())
+        }
+        owned => owned,
     }
 }
 

@@ -46,6 +46,21 @@ struct Report {
     /// Resident memory once the pages were loaded: peak minus this is what
     /// the pipeline itself needed at most.
     loaded_rss_mb: f64,
+    /// Judging time per page in the best pass: median and 99th percentile, ms.
+    p50_ms: f64,
+    p99_ms: f64,
+    /// The same per 100 KB of page (a page's time scaled by 100 KB / its size).
+    p50_ms_per_100kb: f64,
+    p99_ms_per_100kb: f64,
+}
+
+/// The `q` quantile (0..=1) of `v`, sorted in place; 0 for none.
+fn quantile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
@@ -60,20 +75,33 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     let bytes: usize = pages.iter().map(Vec::len).sum();
     let loaded_rss_mb = rss_mb("VmRSS:");
     let mut best = f64::INFINITY;
+    let mut best_times = Vec::new();
     let mut sink = 0u64;
     for _ in 0..args.repeat.max(1) {
+        let mut times = Vec::with_capacity(pages.len());
         let t = Instant::now();
         for (i, body) in pages.iter().enumerate() {
             let page = Page::new(format!("http://bench.example/{i}"), &body[..]);
+            let started = Instant::now();
             match args.mode {
                 Mode::Full => sink += pipeline.process(&page).words as u64,
                 Mode::Extract => {
                     sink += pipeline.extract(&page).map(|x| x.words as u64).unwrap_or(0)
                 }
             }
+            times.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        best = best.min(t.elapsed().as_secs_f64());
+        let took = t.elapsed().as_secs_f64();
+        if took < best {
+            best = took;
+            best_times = times;
+        }
     }
+    let mut per_100kb: Vec<f64> = best_times
+        .iter()
+        .zip(&pages)
+        .map(|(ms, body)| ms * 100_000.0 / body.len().max(1) as f64)
+        .collect();
     std::hint::black_box(sink);
     let report = Report {
         mode: args.mode,
@@ -84,12 +112,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         pages_per_s: pages.len() as f64 / best,
         peak_rss_mb: rss_mb("VmHWM:"),
         loaded_rss_mb,
+        p50_ms: quantile(&mut best_times, 0.5),
+        p99_ms: quantile(&mut best_times, 0.99),
+        p50_ms_per_100kb: quantile(&mut per_100kb, 0.5),
+        p99_ms_per_100kb: quantile(&mut per_100kb, 0.99),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
-            "{:>7}: {} pages, {:.1} MB in {:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core; peak RSS {:.0} MB ({:.0} MB over the loaded pages)",
+            "{:>7}: {} pages, {:.1} MB in {:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core; peak RSS {:.0} MB ({:.0} MB over the loaded pages)\n         per page p50 {:.3} ms, p99 {:.3} ms; per 100 KB p50 {:.3} ms, p99 {:.3} ms",
             match args.mode {
                 Mode::Full => "full",
                 Mode::Extract => "extract",
@@ -101,7 +133,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
             report.mb_per_s,
             report.pages_per_s,
             report.peak_rss_mb,
-            report.peak_rss_mb - report.loaded_rss_mb
+            report.peak_rss_mb - report.loaded_rss_mb,
+            report.p50_ms,
+            report.p99_ms,
+            report.p50_ms_per_100kb,
+            report.p99_ms_per_100kb
         );
     }
     Ok(0)

@@ -90,10 +90,12 @@ pub fn metadata(analysis: &Analysis, url: &str) -> Metadata {
     let empty = Outline::default();
     let o = analysis.outline.as_deref().unwrap_or(&empty);
     let ld = JsonLd::parse(&o.json_ld);
+    // Attribute values come decoded from the HTML pass: only whitespace is
+    // left to collapse (decoding again would turn `&amp;lt;` into `<`).
     let meta = |keys: &[&str]| -> Option<String> {
         keys.iter()
             .flat_map(|k| o.metas(k))
-            .map(clean)
+            .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
             .find(|v| !v.is_empty())
     };
     let mut types = ld.types.clone();
