@@ -30,22 +30,34 @@ fn every_adversarial_shape_is_linear_in_its_size() {
     let (small, large) = (shapes::shapes(100_000), shapes::shapes(400_000));
     let mut report = Vec::new();
     for ((name, ct, s), (_, _, l)) in small.iter().zip(&large) {
-        let ts = fastest(&p, ct, s, 3);
-        let tl = fastest(&p, ct, l, 3);
-        let ratio = tl.as_secs_f64() / ts.as_secs_f64();
-        report.push(format!(
-            "{name}: {:.1} ms → {:.1} ms ({ratio:.1}×)",
-            ts.as_secs_f64() * 1e3,
-            tl.as_secs_f64() * 1e3
-        ));
-        // Below 20 ms the fixed costs and the clock's noise dominate the ratio.
-        if tl > Duration::from_millis(20) {
-            assert!(
-                ratio < 8.0,
-                "{name}: 4× the bytes took {ratio:.1}× the time (quadratic is 16×)\n{}",
-                report.join("\n")
-            );
+        // Noise only makes the ratio look worse (another process taking the
+        // core during the large page): a shape fails only when three
+        // measurements in a row say it is not linear.
+        let mut ratio = f64::INFINITY;
+        for _ in 0..3 {
+            let ts = fastest(&p, ct, s, 3);
+            let tl = fastest(&p, ct, l, 3);
+            let r = tl.as_secs_f64() / ts.as_secs_f64();
+            report.push(format!(
+                "{name}: {:.1} ms → {:.1} ms ({r:.1}×)",
+                ts.as_secs_f64() * 1e3,
+                tl.as_secs_f64() * 1e3
+            ));
+            // Below 20 ms the fixed costs and the clock's noise dominate the ratio.
+            ratio = if tl > Duration::from_millis(20) {
+                ratio.min(r)
+            } else {
+                0.0
+            };
+            if ratio < 8.0 {
+                break;
+            }
         }
+        assert!(
+            ratio < 8.0,
+            "{name}: 4× the bytes took {ratio:.1}× the time (quadratic is 16×)\n{}",
+            report.join("\n")
+        );
     }
     eprintln!("{}", report.join("\n"));
 }

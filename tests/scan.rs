@@ -372,3 +372,34 @@ fn a_cdxj_index_from_cdxj_indexer_annotated_with_verdicts() {
     );
     assert!(matched >= 10, "{matched}");
 }
+
+/// Every command that writes to stdout, read by a reader that stops at once
+/// (`| head -1`): no panic, exit 0 (a closed pipe is the reader's choice).
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    std::fs::write(&page, "<p>some words of a page</p>".repeat(200)).unwrap();
+    let page = page.to_str().unwrap();
+    let commands: [&[&str]; 6] = [
+        &["scan", page],
+        &["extract", "--format", "json", page],
+        &["bench", "--repeat", "1", page],
+        &["bench", "--repeat", "1", "--json", page],
+        &["labels", "bench", "--entries", "1000", "--lookups", "1000"],
+        &["languages"],
+    ];
+    for args in commands {
+        let mut child = bin()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

@@ -410,7 +410,7 @@ impl State {
         self.pending.push_str(chunk);
         if last {
             let pending = std::mem::take(&mut self.pending);
-            let decoded = html_escape::decode_html_entities(&pending);
+            let decoded = text::decode_entities(&pending);
             let flags = self.flags();
             self.builder
                 .push_text(&decoded, flags, self.stack.len() as u32, role);
@@ -629,10 +629,8 @@ impl<'a> Attrs<'a> {
 /// it has none.
 fn decoded(raw: Cow<'_, str>) -> Cow<'_, str> {
     match raw {
-        Cow::Borrowed(s) => html_escape::decode_html_entities(s),
-        Cow::Owned(s) if s.contains('&') => {
-            Cow::Owned(html_escape::decode_html_entities(&s).into_owned())
-        }
+        Cow::Borrowed(s) => text::decode_entities(s),
+        Cow::Owned(s) if s.contains('&') => Cow::Owned(text::decode_entities(&s).into_owned()),
         owned => owned,
     }
 }

@@ -234,7 +234,15 @@ impl TextBuilder {
             if seg_start.is_none() {
                 seg_start = Some(self.text.len());
             }
-            self.text.push_str(&s[i - len..i]);
+            // The rest of an ASCII word changes no state: copy it whole.
+            let mut end = i;
+            if b < 0x80 {
+                while end < bytes.len() && bytes[end] < 0x80 && !is_ascii_space(bytes[end]) {
+                    end += 1;
+                }
+            }
+            self.text.push_str(&s[i - len..end]);
+            i = end;
             if word_start {
                 words += 1;
             }
@@ -283,10 +291,51 @@ pub fn prefix(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// Character references decoded, as `html_escape::decode_html_entities`
+/// does, with the five that make up nearly all of them on real pages
+/// (`&amp;` `&lt;` `&gt;` `&quot;` `&nbsp;`) decoded without its lookup
+/// among 2,231 names (a run of `&amp;` took 24 ns a byte through it).
+pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
+    const COMMON: [(&str, char); 5] = [
+        ("&amp;", '&'),
+        ("&lt;", '<'),
+        ("&gt;", '>'),
+        ("&quot;", '"'),
+        ("&nbsp;", '\u{a0}'),
+    ];
+    let Some(first) = memchr::memchr(b'&', s.as_bytes()) else {
+        return std::borrow::Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len());
+    out.push_str(&s[..first]);
+    let mut rest = &s[first..];
+    // `rest` starts with `&` here, every time round.
+    while !rest.is_empty() {
+        let next = memchr::memchr(b'&', &rest.as_bytes()[1..]).map_or(rest.len(), |k| k + 1);
+        match COMMON.iter().find(|(name, _)| rest.starts_with(name)) {
+            Some(&(name, c)) => {
+                out.push(c);
+                out.push_str(&rest[name.len()..next]);
+            }
+            // One `&` per piece: the piece decodes as it would in the whole.
+            None => out.push_str(&html_escape::decode_html_entities(&rest[..next])),
+        }
+        rest = &rest[next..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// ASCII whitespace as `char::is_whitespace` has it (with U+000B, unlike
+/// `u8::is_ascii_whitespace`).
+#[inline]
+fn is_ascii_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
 /// Attribute-like text (`<title>`, `<meta>` values, JSON-LD strings) as a
 /// reader sees it: entities decoded, whitespace collapsed.
 pub fn clean(s: &str) -> String {
-    let decoded = html_escape::decode_html_entities(s);
+    let decoded = decode_entities(s);
     decoded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -386,5 +435,41 @@ mod tests {
         // 1,000 Han characters: about 570 words, not 1,000.
         assert_eq!(words(&"中".repeat(1000)), 571);
         assert_eq!(words("one two three"), 3);
+    }
+
+    #[test]
+    fn entities_decode_as_html_escape_does() {
+        let cases = [
+            "a &amp; b &lt;c&gt; &quot;d&quot; e&nbsp;f",
+            "&amp &ampx; &AMP; &amp;amp; &#38; &#x26; &#39; &hellip; &notin; &noti &",
+            "&&&;;& &amp;&amp;&amp;x &unknown; tail&",
+            "no references at all",
+            "é &eacute; &#233; 日本 &#x65E5;",
+        ];
+        for c in cases {
+            assert_eq!(
+                decode_entities(c),
+                html_escape::decode_html_entities(c),
+                "{c}"
+            );
+        }
+        let mut x = 7u64;
+        let alphabet = [
+            "&", "amp", ";", "lt", "gt", "quot", "nbsp", "#", "x", "3", "9", "a", " ", "é",
+        ];
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            for _ in 0..12 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.push_str(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            assert_eq!(
+                decode_entities(&s),
+                html_escape::decode_html_entities(&s),
+                "{s}"
+            );
+        }
     }
 }

@@ -4,6 +4,7 @@
 use super::ConfigArgs;
 use crawlsieve::sources::read_capped;
 use crawlsieve::{Page, Pipeline};
+use std::io::Write as _;
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
 
@@ -118,9 +119,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         p99_ms_per_100kb: quantile(&mut per_100kb, 0.99),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        writeln!(std::io::stdout(), "{}", serde_json::to_string(&report)?)?;
     } else {
-        println!(
+        writeln!(
+            std::io::stdout(),
             "{:>7}: {} pages, {:.1} MB in {:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core; peak RSS {:.0} MB ({:.0} MB over the loaded pages)\n         per page p50 {:.3} ms, p99 {:.3} ms; per 100 KB p50 {:.3} ms, p99 {:.3} ms",
             match args.mode {
                 Mode::Full => "full",
@@ -138,7 +140,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
             report.p99_ms,
             report.p50_ms_per_100kb,
             report.p99_ms_per_100kb
-        );
+        )?;
     }
     Ok(0)
 }

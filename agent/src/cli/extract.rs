@@ -59,7 +59,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         } else {
             crawlsieve::extract::features::names()
         };
-        println!("{}", serde_json::to_string(&names)?);
+        writeln!(std::io::stdout(), "{}", serde_json::to_string(&names)?)?;
         return Ok(0);
     }
     let settings = args.config.load(&[])?;
@@ -86,8 +86,14 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         several: paths.len() > 1,
     };
     let mut stats = SourceStats::default();
+    // A reader that stopped reading (`| head`): the rest is not written, and
+    // that is not a failure.
+    let mut closed = false;
     for mut source in inputs {
         let mut emit = |input: Input| -> anyhow::Result<()> {
+            if closed {
+                return Ok(());
+            }
             let input = match (input, &args.url) {
                 (Input::Page(mut page), Some(url))
                     if matches!(page.origin, Origin::File { .. }) =>
@@ -97,9 +103,18 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                 }
                 (input, _) => input,
             };
-            writer.write(&input, &mut out)
+            match writer.write(&input, &mut out) {
+                Err(e) if super::is_broken_pipe(&e) => {
+                    closed = true;
+                    Ok(())
+                }
+                written => written,
+            }
         };
         source.run(&mut emit, &mut stats)?;
+    }
+    if closed {
+        return Ok(0);
     }
     out.flush()?;
     for failure in &stats.failures {

@@ -4,6 +4,7 @@ use super::ConfigArgs;
 use crawlsieve::labels::{build, compact::CompactSet, count, file, keys};
 use crawlsieve::sources::Limits;
 use crawlsieve::Pipeline;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -165,7 +166,11 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
             let bytes =
                 std::fs::read(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             let parsed = file::SetFile::parse(&bytes)?;
-            println!("{}", serde_json::to_string_pretty(&parsed.header)?);
+            writeln!(
+                std::io::stdout(),
+                "{}",
+                serde_json::to_string_pretty(&parsed.header)?
+            )?;
             if let Some(k) = public_key_file {
                 parsed.verify(&keys::read_public(&k)?)?;
                 eprintln!("signature: good");
@@ -320,7 +325,7 @@ fn publish(a: PublishArgs) -> anyhow::Result<i32> {
         anyhow::Ok((resp.status(), resp.text().await?))
     })?;
     anyhow::ensure!(status.is_success(), "POST {url}: {status}: {}", text.trim());
-    println!("{}", text.trim());
+    writeln!(std::io::stdout(), "{}", text.trim())?;
     Ok(0)
 }
 
@@ -436,9 +441,10 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
         load_s,
     };
     if a.json {
-        println!("{}", serde_json::to_string(&report)?);
+        writeln!(std::io::stdout(), "{}", serde_json::to_string(&report)?)?;
     } else {
-        println!(
+        writeln!(
+            std::io::stdout(),
             "{} entries: {:.2} bytes/entry in memory; {:.1} M lookups/s on one core one at a time, {:.1} M/s batched; \
              expected false matches {:.2e}/lookup, measured {} in {} non-member lookups; \
              build {:.2} s; file {:.0} MB written+signed in {:.2} s; load (read + verify + build) {:.2} s",
@@ -453,7 +459,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
             report.file_bytes as f64 / 1e6,
             report.write_s,
             report.load_s
-        );
+        )?;
     }
     Ok(0)
 }
