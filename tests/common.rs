@@ -8,6 +8,22 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_crawlsieve"))
 }
 
+/// Runs the binary with `args` and a reader that stops at once (`| head -1`):
+/// it must exit 0 without a panic (a closed pipe is the reader's choice).
+pub fn assert_quiet_on_closed_stdout(args: &[&str]) {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
