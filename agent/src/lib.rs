@@ -42,6 +42,7 @@ pub mod sinks;
 pub mod site;
 pub mod sources;
 pub mod stopchunks;
+pub mod styles;
 pub mod summary;
 pub mod verdict;
 

@@ -5,6 +5,7 @@
 //! network.
 
 use crate::neighborhoods::Neighborhoods;
+use crate::styles::cluster::Cluster;
 use crate::verdict::VerdictRecord;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -18,6 +19,8 @@ pub struct Report {
     pub languages: BTreeMap<String, u64>,
     pub hoods: Neighborhoods,
     pub unreadable: u64,
+    /// Style clusters (`crawlsieve styles cluster`), in their rank order.
+    pub style_clusters: Vec<Cluster>,
 }
 
 impl Report {
@@ -30,6 +33,7 @@ impl Report {
             languages: BTreeMap::new(),
             hoods,
             unreadable: 0,
+            style_clusters: Vec::new(),
         }
     }
 
@@ -130,8 +134,57 @@ impl Report {
                 let _ = write!(h, "<p class=muted>… and {} more.</p>", bad.len() - 50);
             }
         }
+        self.styles_section(&mut h);
         h.push_str("</body></html>\n");
         h
+    }
+
+    /// The largest style clusters: pages of one template or generator
+    /// (seed 003), ranked by mean similarity × sites as the paper's Table 1.
+    fn styles_section(&self, h: &mut String) {
+        if self.style_clusters.is_empty() {
+            return;
+        }
+        let pages: u64 = self.style_clusters.iter().map(|c| c.pages).sum();
+        let _ = write!(
+            h,
+            "<h2>Style clusters</h2><p>{} clusters of pages sharing their markup (hidden style, seed 003) hold {} pages; \
+             ranked by mean similarity × sites. Many sites in one cluster: a shared template, mirrors or a link farm.</p>\
+             <table><tr><th>#</th><th>pages</th><th>sites</th><th>mean similarity</th><th>top sites</th><th>sample URLs</th></tr>",
+            self.style_clusters.len(),
+            pages
+        );
+        for c in self.style_clusters.iter().take(30) {
+            let sites: Vec<String> = c
+                .top_sites
+                .iter()
+                .take(5)
+                .map(|(s, n)| format!("{} ({n})", esc(if s.is_empty() { "?" } else { s })))
+                .collect();
+            let urls: Vec<String> = std::iter::once(&c.prototype)
+                .chain(c.members.iter())
+                .take(3)
+                .map(|m| esc(&m.url))
+                .collect();
+            let _ = write!(
+                h,
+                "<tr><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:.2}</td><td>{}</td><td class=muted>{}</td></tr>",
+                c.cluster,
+                c.pages,
+                c.sites,
+                c.mean_similarity,
+                sites.join(", "),
+                urls.join("<br>")
+            );
+        }
+        h.push_str("</table>");
+        if self.style_clusters.len() > 30 {
+            let _ = write!(
+                h,
+                "<p class=muted>… and {} more.</p>",
+                self.style_clusters.len() - 30
+            );
+        }
     }
 }
 

@@ -224,6 +224,11 @@ pub struct OutputSettings {
     /// Include the extracted content in every verdict.
     #[serde(default)]
     pub content: bool,
+    /// Include the page's hidden-style fingerprint (`style_fp`, README
+    /// "Style clusters") in every verdict. Off by default: it costs more
+    /// than 5 % of throughput.
+    #[serde(default)]
+    pub style_fp: bool,
 }
 
 /// A per-site content-tag rule.

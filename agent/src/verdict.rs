@@ -128,7 +128,7 @@ pub struct LabelCount {
 /// One page's verdict and the figures behind it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
-    /// Stable id: the WARC-Record-ID, else SHA-1 of URL and body.
+    /// Stable id: the WARC-Record-ID, else BLAKE3 of URL and body (40 hex digits).
     pub id: String,
     pub url: String,
     /// Registered domain (public-suffix aware), or the host for IPs and unknown suffixes.
@@ -183,6 +183,10 @@ pub struct Verdict {
     /// Extracted content (only when `output.content` is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// Hidden-style fingerprint of the page's markup (only when
+    /// `output.style_fp` is on): 128 `u32`, little-endian, URL-safe base64.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub style_fp: Option<String>,
     /// Time spent judging the page, µs.
     pub elapsed_us: u64,
     pub error: Option<String>,
@@ -224,6 +228,7 @@ impl Verdict {
             labels_version: None,
             content_sha1: None,
             content: None,
+            style_fp: None,
             elapsed_us: 0,
             error: None,
         }

@@ -11,6 +11,7 @@ mod labels;
 mod languages;
 mod report;
 mod scan;
+mod styles;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -106,6 +107,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Add the neighborhood snapshots of several agents into one.
     MergeNeighborhoods(report::MergeArgs),
+    /// Pages by hidden style (markup, not words): cluster a crawl, or rank it against one page.
+    #[command(subcommand)]
+    Styles(styles::StylesCommand),
 }
 
 pub fn main() -> i32 {
@@ -124,6 +128,7 @@ pub fn main() -> i32 {
         Command::Report(args) => report::run(args),
         Command::Cdx(args) => cdx::run(args),
         Command::MergeNeighborhoods(args) => report::merge(args),
+        Command::Styles(cmd) => styles::run(cmd),
     };
     match result {
         Ok(code) => code,

@@ -13,6 +13,9 @@ pub struct ReportArgs {
     /// Where the HTML goes.
     #[arg(long)]
     html: PathBuf,
+    /// Style clusters (`crawlsieve styles cluster` output) to show.
+    #[arg(long)]
+    styles: Option<PathBuf>,
     /// Verdict files (JSONL, as `scan` writes them; `.gz` is fine).
     #[arg(required = true)]
     verdicts: Vec<PathBuf>,
@@ -27,6 +30,21 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         for line in r.lines() {
             report.add_line(&line?);
+        }
+    }
+    if let Some(path) = &a.styles {
+        let r = crawlsieve::sources::open_maybe_gz(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        for (n, line) in r.lines().enumerate() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            report
+                .style_clusters
+                .push(serde_json::from_str(&line).map_err(|e| {
+                    anyhow::anyhow!("{}:{}: not a style cluster: {e}", path.display(), n + 1)
+                })?);
         }
     }
     let html = report.html();

@@ -28,6 +28,10 @@ pub struct ScanArgs {
     /// Include the extracted content in every verdict (`output.content`).
     #[arg(long)]
     content: bool,
+    /// Include the page's hidden-style fingerprint in every verdict (`output.style_fp`),
+    /// for `crawlsieve styles`.
+    #[arg(long)]
+    style_fp: bool,
     /// Also write every verdict as a WARC/1.1 `metadata` record (refers to the
     /// response record judged) to this file; `.gz` for one gzip member per record.
     #[arg(long, value_name = "OUT.warc[.gz]")]
@@ -56,6 +60,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     }
     if args.content {
         extra.push(("output.content", true.into()));
+    }
+    if args.style_fp {
+        extra.push(("output.style_fp", true.into()));
     }
     let mut settings = args.config.load(&extra)?;
     settings.labels.files.extend(args.labels.iter().cloned());

@@ -18,6 +18,7 @@ use crate::page::{Broken, Input, Page};
 use crate::settings::{Settings, UnknownLanguage};
 use crate::site;
 use crate::stopchunks::StopChunks;
+use crate::styles;
 use crate::verdict::{Kind, Reason, Verdict};
 use lol_html::Selector;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -231,6 +232,11 @@ impl Pipeline {
         if let Some(v) = v {
             if decoded.had_errors {
                 v.reasons.push(Reason::DecodeErrors);
+            }
+            // Every page with a body gets one, dropped pages too: link farms
+            // are dropped as link-dense, and their template is what finds them.
+            if self.settings.output.style_fp {
+                v.style_fp = Some(styles::fingerprint(decoded.text.as_bytes()).encode());
             }
         }
         analyse::analyse_within(&decoded.text, self.rule_for(&page.url), false, budget)
