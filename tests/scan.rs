@@ -393,3 +393,14 @@ fn a_closed_stdout_ends_every_command_quietly() {
         assert_quiet_on_closed_stdout(args);
     }
 }
+
+#[test]
+fn a_directory_walk_judges_pages_not_text_files() {
+    // A README beside the WARC files is not a page (`.txt` is for `labels build`).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("page.html"), "<p>one page</p>").unwrap();
+    std::fs::write(dir.path().join("README.txt"), "notes about the crawl").unwrap();
+    let vs = verdicts(&run(bin().args(["scan", "-q"]).arg(dir.path())));
+    assert_eq!(vs.len(), 1, "{vs:?}");
+    assert!(vs[0]["url"].as_str().unwrap().ends_with("page.html"));
+}

@@ -63,7 +63,7 @@ pub fn walk<T: Send>(
     mut fold: impl FnMut(T),
 ) -> anyhow::Result<CorpusStats> {
     let workers = workers.max(1);
-    let inputs = &sources::expand_inputs(inputs)?;
+    let inputs = &sources::expand_documents(inputs)?;
     let (doc_tx, doc_rx) = bounded::<Document>(workers * 4);
     let (out_tx, out_rx) = bounded::<T>(workers * 4);
     std::thread::scope(|scope| -> anyhow::Result<CorpusStats> {

@@ -88,20 +88,22 @@ pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
 }
 
 /// File names a directory walk picks up: the formats the sources read, plain
-/// or gzipped. `.txt` is for `labels build` (plain-text documents).
+/// or gzipped.
 const WALKED: &[&str] = &[
-    ".warc", ".arc", ".jsonl", ".json", ".ndjson", ".html", ".htm", ".xhtml", ".txt",
+    ".warc", ".arc", ".jsonl", ".json", ".ndjson", ".html", ".htm", ".xhtml",
 ];
 
 /// Whether a directory walk takes this file name: a known extension (plain
 /// or `.gz`), not hidden, not a file still being written (`.open`, `.tmp`).
-pub fn walked_name(name: &str) -> bool {
+/// `.txt` only when `text` (`labels build` reads plain-text documents; a
+/// scan would judge a README as a page).
+pub fn walked_name(name: &str, text: bool) -> bool {
     if name.starts_with('.') {
         return false;
     }
     let name = name.to_ascii_lowercase();
     let base = name.strip_suffix(".gz").unwrap_or(&name);
-    WALKED.iter().any(|ext| base.ends_with(ext))
+    WALKED.iter().any(|ext| base.ends_with(ext)) || (text && base.ends_with(".txt"))
 }
 
 /// Expands the inputs of a command: a directory becomes the files below it
@@ -110,6 +112,15 @@ pub fn walked_name(name: &str) -> bool {
 /// A directory that holds no such file is an error: it is almost always the
 /// wrong directory.
 pub fn expand_inputs(inputs: &[String]) -> anyhow::Result<Vec<String>> {
+    expand(inputs, false)
+}
+
+/// As `expand_inputs`, also taking `.txt` files (plain-text documents, for `labels build`).
+pub fn expand_documents(inputs: &[String]) -> anyhow::Result<Vec<String>> {
+    expand(inputs, true)
+}
+
+fn expand(inputs: &[String], text: bool) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::with_capacity(inputs.len());
     for input in inputs {
         let path = Path::new(input);
@@ -119,18 +130,19 @@ pub fn expand_inputs(inputs: &[String]) -> anyhow::Result<Vec<String>> {
         }
         let before = out.len();
         let mut files = Vec::new();
-        walk_dir(path, &mut files).map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+        walk_dir(path, text, &mut files).map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
         files.sort();
         out.extend(files.into_iter().map(|p| p.to_string_lossy().into_owned()));
         anyhow::ensure!(
             out.len() > before,
-            "{input}: directory holds no WARC, JSONL, HTML or text file"
+            "{input}: directory holds no WARC, JSONL or HTML file{}",
+            if text { " nor text file" } else { "" }
         );
     }
     Ok(out)
 }
 
-fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+fn walk_dir(dir: &Path, text: bool, out: &mut Vec<PathBuf>) -> io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -140,9 +152,9 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
         let kind = entry.file_type()?;
         if kind.is_dir() {
             if !name.starts_with('.') {
-                walk_dir(&entry.path(), out)?;
+                walk_dir(&entry.path(), text, out)?;
             }
-        } else if walked_name(&name) && entry.path().is_file() {
+        } else if walked_name(&name, text) && entry.path().is_file() {
             out.push(entry.path());
         }
     }
