@@ -73,6 +73,32 @@ pub fn verdicts(out: &Output) -> Vec<serde_json::Value> {
     split_lines(&String::from_utf8(out.stdout.clone()).unwrap()).0
 }
 
+/// A run that must succeed (stderr in the failure message).
+pub fn succeeded(cmd: &mut Command) -> Output {
+    let out = run(cmd);
+    assert!(
+        out.status.success(),
+        "crawlsieve failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Every stdout line of a run that must succeed, as JSON.
+pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    assert!(
+        out.status.success(),
+        "crawlsieve failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l}: {e}")))
+        .collect()
+}
+
 /// The lines of a verdict stream: verdicts, and site flags (`"type": "site_flag"`).
 pub fn split_lines(text: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
     let all: Vec<serde_json::Value> = text

@@ -3,21 +3,9 @@
 
 mod common;
 
-use common::{bin, run, shared_data, verdicts};
+use common::{bin, json_lines as lines, run, shared_data, verdicts};
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-fn lines(out: &std::process::Output) -> Vec<Value> {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 /// Cluster lines, without the fields that name run order only.
 fn clusters_of(out: &std::process::Output) -> Vec<(u64, String, Vec<String>)> {

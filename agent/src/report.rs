@@ -5,6 +5,7 @@
 //! network.
 
 use crate::neighborhoods::Neighborhoods;
+use crate::quilts::cover::Quilt;
 use crate::styles::cluster::Cluster;
 use crate::verdict::VerdictRecord;
 use std::collections::BTreeMap;
@@ -21,6 +22,8 @@ pub struct Report {
     pub unreadable: u64,
     /// Style clusters (`crawlsieve styles cluster`), in their rank order.
     pub style_clusters: Vec<Cluster>,
+    /// Quilted pages (`crawlsieve quilts`), most patched first.
+    pub quilts: Vec<Quilt>,
 }
 
 impl Report {
@@ -34,6 +37,7 @@ impl Report {
             hoods,
             unreadable: 0,
             style_clusters: Vec::new(),
+            quilts: Vec::new(),
         }
     }
 
@@ -135,6 +139,7 @@ impl Report {
             }
         }
         self.styles_section(&mut h);
+        self.quilts_section(&mut h);
         h.push_str("</body></html>\n");
         h
     }
@@ -183,6 +188,52 @@ impl Report {
                 h,
                 "<p class=muted>… and {} more.</p>",
                 self.style_clusters.len() - 30
+            );
+        }
+    }
+
+    /// Quilted pages (seed 000): pages stitched from patches of several
+    /// others, with the sources that gave the most.
+    fn quilts_section(&self, h: &mut String) {
+        if self.quilts.is_empty() {
+            return;
+        }
+        let sites: std::collections::BTreeSet<&str> = self
+            .quilts
+            .iter()
+            .filter_map(|q| q.site.as_deref())
+            .collect();
+        let _ = write!(
+            h,
+            "<h2>Quilted pages</h2><p>{} pages on {} sites are stitched together from patches of other pages \
+             (seed 000: at least the patch fraction θ of their word 5-grams occur in 2 to m pages, covered by at least c \
+             sources). Aggregators and blog home pages are quilts too; spam is the rest.</p>\
+             <table><tr><th>page</th><th>patch fraction</th><th>sources</th><th>largest sources (patch grams)</th></tr>",
+            self.quilts.len(),
+            sites.len()
+        );
+        for q in self.quilts.iter().take(50) {
+            let sources: Vec<String> = q
+                .sources
+                .iter()
+                .take(4)
+                .map(|s| format!("{} ({})", esc(&s.url), s.grams))
+                .collect();
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=n>{:.2}</td><td class=n>{}</td><td class=muted>{}</td></tr>",
+                esc(&q.url),
+                q.patch_fraction,
+                q.sources.len(),
+                sources.join("<br>")
+            );
+        }
+        h.push_str("</table>");
+        if self.quilts.len() > 50 {
+            let _ = write!(
+                h,
+                "<p class=muted>… and {} more.</p>",
+                self.quilts.len() - 50
             );
         }
     }

@@ -277,6 +277,12 @@ pub struct VerdictRecord {
     pub labels_version: Option<String>,
     #[serde(default)]
     pub origin: Option<OriginRecord>,
+    /// With `output.content` (what `quilts` reads).
+    #[serde(default)]
+    pub content: Option<String>,
+    /// With `output.style_fp` (what `styles` reads).
+    #[serde(default)]
+    pub style_fp: Option<String>,
 }
 
 /// Where a verdict's page came from, read back (the fields `cdx` joins on).

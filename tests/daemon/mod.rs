@@ -518,6 +518,25 @@ impl Drop for Tansu {
     }
 }
 
+/// Waits until `want` distinct verdict ids are in the file (or 60 s pass);
+/// returns how many distinct ids there are. For tests where a broker may
+/// deliver a page again (at least once): a JetStream server that is
+/// SIGKILLed loses the acknowledgements it had not yet written, and
+/// redelivers those pages after its restart.
+pub fn wait_for_distinct(dir: &Path, want: usize) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let distinct = jsonl_ids(dir)
+            .into_iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        if distinct >= want || Instant::now() > deadline {
+            return distinct;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 pub fn wait_for_lines(dir: &Path, want: usize) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {

@@ -230,7 +230,7 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     let mut counter = count::Counter::new(&spill, a.memory_mb << 20)?;
     let mut error = None;
     let mut failed = 0u64;
-    let stats = build::walk(
+    let stats = crawlsieve::corpus::walk(
         &pipeline,
         &a.inputs,
         &limits,

@@ -9,6 +9,7 @@ mod extract;
 mod hub;
 mod labels;
 mod languages;
+mod quilts;
 mod report;
 mod scan;
 mod styles;
@@ -107,6 +108,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Add the neighborhood snapshots of several agents into one.
     MergeNeighborhoods(report::MergeArgs),
+    /// Quilted pages (seed 000): pages stitched together from patches of several other pages of a crawl.
+    Quilts(quilts::QuiltsArgs),
     /// Pages by hidden style (markup, not words): cluster a crawl, or rank it against one page.
     #[command(subcommand)]
     Styles(styles::StylesCommand),
@@ -129,6 +132,7 @@ pub fn main() -> i32 {
         Command::Cdx(args) => cdx::run(args),
         Command::MergeNeighborhoods(args) => report::merge(args),
         Command::Styles(cmd) => styles::run(cmd),
+        Command::Quilts(args) => quilts::run(args),
     };
     match result {
         Ok(code) => code,
@@ -171,4 +175,14 @@ pub fn workers(configured: usize) -> usize {
             .map(|n| n.get())
             .unwrap_or(1)
     }
+}
+
+/// Where a command's lines go: a file, or stdout when none is given.
+pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io::Write>> {
+    Ok(match path {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
 }

@@ -4,7 +4,7 @@ use super::ConfigArgs;
 use crawlsieve::neighborhoods::Neighborhoods;
 use crawlsieve::report::Report;
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -16,6 +16,9 @@ pub struct ReportArgs {
     /// Style clusters (`crawlsieve styles cluster` output) to show.
     #[arg(long)]
     styles: Option<PathBuf>,
+    /// Quilted pages (`crawlsieve quilts` output) to show.
+    #[arg(long)]
+    quilts: Option<PathBuf>,
     /// Verdict files (JSONL, as `scan` writes them; `.gz` is fine).
     #[arg(required = true)]
     verdicts: Vec<PathBuf>,
@@ -33,19 +36,10 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
         }
     }
     if let Some(path) = &a.styles {
-        let r = crawlsieve::sources::open_maybe_gz(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        for (n, line) in r.lines().enumerate() {
-            let line = line?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            report
-                .style_clusters
-                .push(serde_json::from_str(&line).map_err(|e| {
-                    anyhow::anyhow!("{}:{}: not a style cluster: {e}", path.display(), n + 1)
-                })?);
-        }
+        report.style_clusters = read_jsonl(path, "a style cluster")?;
+    }
+    if let Some(path) = &a.quilts {
+        report.quilts = read_jsonl(path, "a quilted page")?;
     }
     let html = report.html();
     std::fs::write(&a.html, html).map_err(|e| anyhow::anyhow!("{}: {e}", a.html.display()))?;
@@ -89,4 +83,22 @@ pub fn merge(a: MergeArgs) -> anyhow::Result<i32> {
         a.output.display()
     );
     Ok(0)
+}
+
+/// Every line of a JSONL file (plain or `.gz`) as a `T`.
+fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> anyhow::Result<Vec<T>> {
+    let r = crawlsieve::sources::open_maybe_gz(path)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in r.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(
+            serde_json::from_str(&line)
+                .map_err(|e| anyhow::anyhow!("{}:{}: not {what}: {e}", path.display(), n + 1))?,
+        );
+    }
+    Ok(out)
 }

@@ -8,7 +8,8 @@ use crawlsieve::styles::cluster::{self, Params};
 use crawlsieve::styles::fingerprint::{fingerprint, Fingerprint, M};
 use crawlsieve::styles::rank;
 use crawlsieve::styles::store::{PageRef, Store};
-use std::io::{BufRead, Write};
+use crawlsieve::verdict::VerdictRecord;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -117,7 +118,7 @@ fn load(
             input != "-",
             "styles reads files and directories, not stdin"
         );
-        if is_verdict_file(Path::new(&input))? {
+        if sources::is_verdict_file(Path::new(&input))? {
             read_verdicts(Path::new(&input), &mut store, &mut loaded, &mut seen)?;
             continue;
         }
@@ -163,74 +164,29 @@ fn load(
     Ok((store, loaded))
 }
 
-/// A JSONL file whose first line is a verdict (has `verdict` or `style_fp`).
-fn is_verdict_file(path: &Path) -> anyhow::Result<bool> {
-    let name = path.to_string_lossy().to_ascii_lowercase();
-    let base = name.strip_suffix(".gz").unwrap_or(&name);
-    if ![".jsonl", ".json", ".ndjson"]
-        .iter()
-        .any(|e| base.ends_with(e))
-    {
-        return Ok(false);
-    }
-    let mut r =
-        sources::open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let mut first = String::new();
-    r.read_line(&mut first)?;
-    Ok(serde_json::from_str::<serde_json::Value>(&first)
-        .map(|v| v.get("verdict").is_some() || v.get("style_fp").is_some())
-        .unwrap_or(false))
-}
-
-#[derive(serde::Deserialize)]
-struct VerdictLine {
-    #[serde(rename = "type", default)]
-    line_type: Option<String>,
-    #[serde(default)]
-    url: String,
-    #[serde(default)]
-    site: Option<String>,
-    #[serde(default)]
-    style_fp: Option<String>,
-}
-
 fn read_verdicts(
     path: &Path,
     store: &mut Store,
     loaded: &mut Loaded,
     seen: &mut impl FnMut(&PageRef, &Fingerprint),
 ) -> anyhow::Result<()> {
-    let r = sources::open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    for (n, line) in r.lines().enumerate() {
-        let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: VerdictLine = match serde_json::from_str(&line) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!(
-                    "crawlsieve styles: {}:{}: not a verdict: {e}",
-                    path.display(),
-                    n + 1
-                );
-                loaded.broken += 1;
-                continue;
-            }
-        };
+    let mut broken = 0;
+    let mut no_fingerprint = 0;
+    let mut read = 0;
+    let unreadable = sources::read_verdict_lines(path, "styles", |n, v: VerdictRecord| {
         if v.line_type.is_some() {
-            continue; // site flags and other events
+            return Ok(()); // site flags and other events
         }
         let Some(encoded) = v.style_fp else {
-            loaded.no_fingerprint += 1;
-            continue;
+            no_fingerprint += 1;
+            return Ok(());
         };
         let fp = match Fingerprint::decode(&encoded) {
             Ok(fp) => fp,
             Err(e) => {
-                eprintln!("crawlsieve styles: {}:{}: {e}", path.display(), n + 1);
-                loaded.broken += 1;
-                continue;
+                eprintln!("crawlsieve styles: {}:{n}: {e}", path.display());
+                broken += 1;
+                return Ok(());
             }
         };
         let page = PageRef {
@@ -239,18 +195,13 @@ fn read_verdicts(
         };
         seen(&page, &fp);
         store.push(&fp, &page)?;
-        loaded.from_verdicts += 1;
-    }
+        read += 1;
+        Ok(())
+    })?;
+    loaded.broken += broken + unreadable;
+    loaded.no_fingerprint += no_fingerprint;
+    loaded.from_verdicts += read;
     Ok(())
-}
-
-fn output(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
-    Ok(match path {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    })
 }
 
 fn describe(store: &Store, loaded: &Loaded) -> String {
@@ -289,7 +240,7 @@ fn run_cluster(a: ClusterArgs) -> anyhow::Result<i32> {
     let read = started.elapsed();
     let graph = cluster::components(&store, params)?;
     let mut assignments = match &a.assignments {
-        Some(p) => Some(output(Some(p))?),
+        Some(p) => Some(super::output(Some(p))?),
         None => None,
     };
     let mut clustered = 0u64;
@@ -308,7 +259,7 @@ fn run_cluster(a: ClusterArgs) -> anyhow::Result<i32> {
     if let Some(mut w) = assignments {
         w.flush()?;
     }
-    let mut out = output(a.output.as_deref())?;
+    let mut out = super::output(a.output.as_deref())?;
     for c in &clusters {
         serde_json::to_writer(&mut out, c)?;
         out.write_all(b"\n")?;
@@ -366,7 +317,7 @@ fn run_like(a: LikeArgs) -> anyhow::Result<i32> {
         );
     }
     let ranked = rank::rank(&store, &reference)?;
-    let mut out = output(None)?;
+    let mut out = super::output(None)?;
     let limit = if a.limit == 0 { ranked.len() } else { a.limit };
     for (r, &(matched, page)) in ranked.iter().take(limit).enumerate() {
         let p = store.page(page as usize)?;

@@ -239,3 +239,53 @@ impl Source for StdinSource {
         }
     }
 }
+
+/// A JSONL file whose first line is a verdict (has `verdict` or `style_fp`):
+/// what `styles` and `quilts` read verdicts from instead of pages.
+pub fn is_verdict_file(path: &Path) -> anyhow::Result<bool> {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let base = name.strip_suffix(".gz").unwrap_or(&name);
+    if ![".jsonl", ".json", ".ndjson"]
+        .iter()
+        .any(|e| base.ends_with(e))
+    {
+        return Ok(false);
+    }
+    let mut r = open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut first = String::new();
+    r.read_line(&mut first)?;
+    Ok(serde_json::from_str::<serde_json::Value>(&first)
+        .map(|v| v.get("verdict").is_some() || v.get("style_fp").is_some())
+        .unwrap_or(false))
+}
+
+/// Reads a verdict file (plain or `.gz`) line by line as `T`, with each
+/// line's number; blank lines are skipped, and a line that is not a `T` is
+/// named on stderr (`who` says which command) and skipped. Returns the
+/// number of lines skipped so.
+pub fn read_verdict_lines<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    who: &str,
+    mut each: impl FnMut(usize, T) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    let r = open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut broken = 0;
+    for (n, line) in r.lines().enumerate() {
+        let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(&line) {
+            Ok(v) => each(n + 1, v)?,
+            Err(e) => {
+                eprintln!(
+                    "crawlsieve {who}: {}:{}: not a verdict: {e}",
+                    path.display(),
+                    n + 1
+                );
+                broken += 1;
+            }
+        }
+    }
+    Ok(broken)
+}

@@ -1,0 +1,124 @@
+//! A corpus walk: every document of some inputs (WARC, HTML, JSONL pages and
+//! plain-text files) through the page pipeline on worker threads, results
+//! folded on the calling thread. What builds labeled sets (`labels build`,
+//! `labels count`) and what finds quilted pages (`quilts`) read with.
+
+use crate::page::Input;
+use crate::pipeline::{Matchable, Pipeline};
+use crate::sources::{self, Limits, SourceStats};
+use crossbeam_channel::bounded;
+use std::io::Read;
+
+/// One document of a corpus.
+pub enum Document {
+    /// A page, from WARC, HTML or JSONL.
+    Page(crate::page::Page<'static>),
+    /// A plain-text document (`.txt`, `.txt.gz`): paragraphs separated by blank lines.
+    Text { name: String, text: String },
+}
+
+impl Document {
+    /// The site a document counts for (blind discovery counts distinct sites):
+    /// a page's registered domain, a text document's name.
+    pub fn site(&self) -> String {
+        match self {
+            Document::Page(p) => crate::site::registered_domain(&p.url).unwrap_or_default(),
+            Document::Text { name, .. } => name.clone(),
+        }
+    }
+
+    /// The document's matchable chunks, as the agent computes them.
+    pub fn matchable(&self, pipeline: &Pipeline) -> Result<Matchable, String> {
+        match self {
+            Document::Page(p) => pipeline.matchable_chunks(p),
+            Document::Text { text, .. } => Ok(pipeline.matchable_text(text)),
+        }
+    }
+}
+
+/// What a walk over a corpus read.
+#[derive(Debug, Default, Clone)]
+pub struct CorpusStats {
+    pub documents: u64,
+    /// Documents whose extraction failed (counted, skipped).
+    pub failed: u64,
+    pub sources: SourceStats,
+}
+
+fn is_text(path: &str) -> bool {
+    path.ends_with(".txt") || path.ends_with(".txt.gz")
+}
+
+/// Reads every document of `inputs` on one thread, runs `map` on `workers`
+/// threads, and hands the results to `fold` on the calling thread.
+pub fn walk<T: Send>(
+    pipeline: &Pipeline,
+    inputs: &[String],
+    limits: &Limits,
+    workers: usize,
+    map: impl Fn(&Pipeline, &Document) -> T + Sync,
+    mut fold: impl FnMut(T),
+) -> anyhow::Result<CorpusStats> {
+    let workers = workers.max(1);
+    let inputs = &sources::expand_documents(inputs)?;
+    let (doc_tx, doc_rx) = bounded::<Document>(workers * 4);
+    let (out_tx, out_rx) = bounded::<T>(workers * 4);
+    std::thread::scope(|scope| -> anyhow::Result<CorpusStats> {
+        let reader = scope.spawn(move || -> anyhow::Result<CorpusStats> {
+            let mut stats = CorpusStats::default();
+            for input in inputs {
+                if is_text(input) {
+                    let mut text = String::new();
+                    sources::open_maybe_gz(std::path::Path::new(input))
+                        .and_then(|mut r| r.read_to_string(&mut text))
+                        .map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+                    stats.documents += 1;
+                    let doc = Document::Text {
+                        name: input.clone(),
+                        text,
+                    };
+                    if doc_tx.send(doc).is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                let mut source = sources::open(input, limits)?;
+                let mut documents = 0;
+                source.run(
+                    &mut |input| {
+                        if let Input::Page(page) = input {
+                            documents += 1;
+                            doc_tx
+                                .send(Document::Page(page))
+                                .map_err(|_| anyhow::anyhow!("stopped"))?;
+                        }
+                        Ok(())
+                    },
+                    &mut stats.sources,
+                )?;
+                stats.documents += documents;
+            }
+            Ok(stats)
+        });
+        for _ in 0..workers {
+            let rx = doc_rx.clone();
+            let tx = out_tx.clone();
+            let map = &map;
+            scope.spawn(move || {
+                for doc in rx {
+                    if tx.send(map(pipeline, &doc)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(doc_rx);
+        drop(out_tx);
+        for item in out_rx {
+            fold(item);
+        }
+        reader
+            .join()
+            .map_err(|_| anyhow::anyhow!("corpus reader panicked"))?
+    })
+}
