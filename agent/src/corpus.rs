@@ -2,6 +2,14 @@
 //! plain-text files) through the page pipeline on worker threads, results
 //! folded on the calling thread. What builds labeled sets (`labels build`,
 //! `labels count`) and what finds quilted pages (`quilts`) read with.
+//!
+//! Informed discovery (seed 001 §3.2) lives here too ([`corpus_keys`]): an
+//! expert provides known content (a Wikipedia snapshot, a bank's site) and
+//! every chunk of it is labeled. Each document goes through the same
+//! extraction, normalisation, stop chunks and minimum chunk length as the
+//! agent, so a chunk the agent would match is exactly a chunk the set holds.
+//! It sits above `labels/` (a library of sets) because it needs the page
+//! pipeline.
 
 use crate::page::Input;
 use crate::pipeline::{Matchable, Pipeline};
@@ -121,4 +129,50 @@ pub fn walk<T: Send>(
             .join()
             .map_err(|_| anyhow::anyhow!("corpus reader panicked"))?
     })
+}
+
+/// What a labeled set built from a corpus holds — chunk keys, whole-content
+/// keys (when `whole`), sampled shingles, and page SimHashes (when
+/// `simhashes`), each sorted and distinct — and what was read.
+pub fn corpus_keys(
+    pipeline: &Pipeline,
+    inputs: &[String],
+    limits: &Limits,
+    workers: usize,
+    whole: bool,
+    simhashes: bool,
+) -> anyhow::Result<(crate::labels::file::Contents, CorpusStats)> {
+    let mut keys = Vec::new();
+    let mut pages = Vec::new();
+    let mut failed = 0;
+    let mut stats = walk(
+        pipeline,
+        inputs,
+        limits,
+        workers,
+        |p, doc| doc.matchable(p),
+        |m| match m {
+            Ok(m) => {
+                keys.extend(m.chunks.iter().map(crate::labels::key));
+                if whole {
+                    keys.extend(m.whole.as_ref().map(crate::labels::key));
+                }
+                keys.extend_from_slice(&m.shingles);
+                if simhashes {
+                    pages.extend(m.simhash);
+                }
+            }
+            Err(_) => failed += 1,
+        },
+    )?;
+    stats.failed = failed;
+    keys.sort_unstable();
+    keys.dedup();
+    pages.sort_unstable();
+    pages.dedup();
+    let contents = crate::labels::file::Contents {
+        keys,
+        simhashes: pages,
+    };
+    Ok((contents, stats))
 }

@@ -7,7 +7,7 @@
 //! fields. Annotating rewrites field 12 only; every other byte of the line,
 //! spacing included, stays as it was.
 
-use crate::neighborhoods::SiteFlag;
+use crate::verdict::SiteFlag;
 
 /// The byte ranges of the whitespace-separated fields of `line`.
 fn fields(line: &str) -> Vec<(usize, usize)> {

@@ -140,7 +140,7 @@ pub struct LabelSettings {
     pub public_key_file: Option<PathBuf>,
     /// Follow labeled sets published by a hub.
     #[serde(default)]
-    pub hub: Option<HubFollowSettings>,
+    pub hub: Option<crate::labels::follow::HubFollowSettings>,
 }
 
 impl LabelSettings {
@@ -181,38 +181,6 @@ pub struct NeighborhoodSettings {
     /// Heritrix crawl.log-format file that site flags are appended to.
     #[serde(default)]
     pub flag_log: Option<PathBuf>,
-}
-
-/// `[labels.hub]`: where an agent follows labeled-set versions from.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HubFollowSettings {
-    /// The hub's base URL, e.g. `http://127.0.0.1:7600`.
-    pub url: String,
-    /// Names of the sets to follow.
-    pub sets: Vec<String>,
-    /// A file holding the bearer token, when the hub protects reads
-    /// (else the `CRAWLSIEVE_HUB_READ_TOKEN` environment variable, if set).
-    #[serde(default)]
-    pub token_file: Option<PathBuf>,
-    /// Where the current version of each set is kept (deltas apply to it;
-    /// a restart starts from it). Default: `crawlsieve-labels` in the temp directory.
-    #[serde(default)]
-    pub cache_dir: Option<PathBuf>,
-    /// How long one long-poll for a new version waits, in seconds.
-    #[serde(default = "default_wait")]
-    pub wait_seconds: u64,
-    /// How long start-up waits for the first version of every set, in seconds.
-    #[serde(default = "default_start_timeout")]
-    pub start_timeout_seconds: u64,
-}
-
-fn default_wait() -> u64 {
-    30
-}
-
-fn default_start_timeout() -> u64 {
-    30
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

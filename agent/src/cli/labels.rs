@@ -1,7 +1,8 @@
 //! `crawlsieve labels ...`: make, inspect, publish and measure labeled sets.
 
 use super::ConfigArgs;
-use crawlsieve::labels::{build, compact::CompactSet, count, file, keys};
+use crawlsieve::corpus::corpus_keys;
+use crawlsieve::labels::{compact::CompactSet, count, file, keys};
 use crawlsieve::sources::Limits;
 use crawlsieve::Pipeline;
 use std::io::Write as _;
@@ -189,7 +190,7 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
     let min_chars = settings.chunks.min_chars;
     let pipeline = Pipeline::new(settings)?;
     let started = Instant::now();
-    let (contents, stats) = build::corpus_keys(
+    let (contents, stats) = corpus_keys(
         &pipeline,
         &a.inputs,
         &limits,

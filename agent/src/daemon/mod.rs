@@ -19,12 +19,12 @@ pub mod pool;
 pub mod sources;
 
 use crate::neighborhoods::tracker::Tracker;
-use crate::neighborhoods::SiteFlag;
 use crate::pipeline::Pipeline;
 use crate::sinks::kafka::KafkaSink;
 use crate::sinks::nats::NatsSink;
 use crate::sinks::rotating::RotatingJsonl;
 use crate::sinks::spool::Spool;
+use crate::verdict::SiteFlag;
 use crate::verdict::Verdict;
 use config::{AgentSettings, SinkConfig, SourceConfig};
 use metrics::{Metrics, ReasonLabel, SinkLabel, VerdictLabel};

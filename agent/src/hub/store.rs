@@ -5,27 +5,11 @@
 //! store is rebuilt from the directory listing at start.
 
 use crate::labels::file::{self, Header, SetFile};
+pub use crate::labels::protocol::SetInfo;
 use ed25519_dalek::SigningKey;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// Latest metadata of a set, as the hub serves it.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
-pub struct SetInfo {
-    pub name: String,
-    pub version: u64,
-    pub entries: u64,
-    pub created: i64,
-    pub bytes: u64,
-    pub min_chars: u32,
-    /// Labeled pages' SimHashes (near-duplicate tables).
-    #[serde(default)]
-    pub simhashes: u64,
-    /// Shingles spec version of the shingle keys among `entries` (0: none).
-    #[serde(default)]
-    pub shingle_version: u8,
-}
 
 /// Every stored version of every set.
 pub struct Store {

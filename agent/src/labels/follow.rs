@@ -10,14 +10,46 @@
 //! (a failed delta falls back to the full file).
 
 use super::file::SetFile;
+use super::protocol::SetInfo;
 use super::{delta, LabeledSet, LabelsHandle};
-use crate::hub::store::SetInfo;
-use crate::settings::HubFollowSettings;
 use ed25519_dalek::VerifyingKey;
+use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// `[labels.hub]`: where an agent follows labeled-set versions from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HubFollowSettings {
+    /// The hub's base URL, e.g. `http://127.0.0.1:7600`.
+    pub url: String,
+    /// Names of the sets to follow.
+    pub sets: Vec<String>,
+    /// A file holding the bearer token, when the hub protects reads
+    /// (else the `CRAWLSIEVE_HUB_READ_TOKEN` environment variable, if set).
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
+    /// Where the current version of each set is kept (deltas apply to it;
+    /// a restart starts from it). Default: `crawlsieve-labels` in the temp directory.
+    #[serde(default)]
+    pub cache_dir: Option<PathBuf>,
+    /// How long one long-poll for a new version waits, in seconds.
+    #[serde(default = "default_wait")]
+    pub wait_seconds: u64,
+    /// How long start-up waits for the first version of every set, in seconds.
+    #[serde(default = "default_start_timeout")]
+    pub start_timeout_seconds: u64,
+}
+
+fn default_wait() -> u64 {
+    30
+}
+
+fn default_start_timeout() -> u64 {
+    30
+}
 
 /// What the follower did, for logs and metrics.
 #[derive(Debug, Default)]

@@ -14,13 +14,13 @@
 //!   discovery (count chunks, merge counts, keep the frequent ones);
 //! - `keys`: ed25519 key files; `follow`: the agent side of the hub.
 
-pub mod build;
 pub mod compact;
 pub mod count;
 pub mod delta;
 pub mod file;
 pub mod follow;
 pub mod keys;
+pub mod protocol;
 pub mod simhash;
 
 use crate::chunks::Hash;

@@ -38,6 +38,7 @@ pub mod stats;
 pub mod tracker;
 
 use crate::settings::NeighborhoodSettings;
+pub use crate::verdict::SiteFlag;
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use stats::Running;
@@ -65,23 +66,6 @@ impl Hood {
             self.sum / self.pages as f64
         }
     }
-}
-
-/// A neighborhood became bad, or recovered.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SiteFlag {
-    /// Always `site_flag` (tells these lines from verdicts in a JSONL stream).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `host/path/` for a path prefix, the registered domain for a domain.
-    pub neighborhood: String,
-    /// `bad` or `recovered`.
-    pub state: String,
-    pub badness: f64,
-    pub pages: u32,
-    pub threshold: f64,
-    /// RFC 3339, UTC.
-    pub at: String,
 }
 
 /// Every neighborhood seen, with the running statistic over the judged ones.

@@ -30,7 +30,7 @@ impl Sink for JsonlSink {
         Ok(())
     }
 
-    fn send_flag(&mut self, flag: &crate::neighborhoods::SiteFlag) -> anyhow::Result<()> {
+    fn send_flag(&mut self, flag: &crate::verdict::SiteFlag) -> anyhow::Result<()> {
         serde_json::to_writer(&mut self.out, flag)?;
         self.out.write_all(b"\n")?;
         Ok(())

@@ -11,7 +11,7 @@ pub mod rotating;
 pub mod spool;
 pub mod warc_metadata;
 
-use crate::neighborhoods::SiteFlag;
+use crate::verdict::SiteFlag;
 use crate::verdict::Verdict;
 
 /// A destination for verdicts.

@@ -14,7 +14,7 @@
 //! about a capture and stay in the JSONL output.
 
 use super::Sink;
-use crate::neighborhoods::SiteFlag;
+use crate::verdict::SiteFlag;
 use crate::verdict::Verdict;
 use sha1::{Digest, Sha1};
 use std::io::{BufWriter, Write};
