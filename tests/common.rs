@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: run the real binary, find `../shared/data`.
 #![allow(dead_code)]
 
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -284,4 +285,60 @@ pub fn test_python() -> Option<PathBuf> {
     };
     *made = Some(got.clone());
     got
+}
+
+/// A running hub, killed on drop.
+pub struct Hub {
+    pub child: std::process::Child,
+    pub addr: String,
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `crawlsieve hub` with its store in `dir/store` on a free loopback
+/// port (unless `flags` hold `--listen`); returns once it listens.
+pub fn start_hub_with(
+    dir: &std::path::Path,
+    key: &std::path::Path,
+    token: &std::path::Path,
+    flags: &[&str],
+) -> Hub {
+    let mut child = bin()
+        .arg("hub")
+        .args(if flags.contains(&"--listen") {
+            &[][..]
+        } else {
+            &["--listen", "127.0.0.1:0"][..]
+        })
+        .args(flags)
+        .arg("--store")
+        .arg(dir.join("store"))
+        .arg("--key")
+        .arg(key)
+        .arg("--token-file")
+        .arg(token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hub");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("hub listening on http://")
+        .unwrap_or_else(|| panic!("unexpected hub output: {line}"))
+        .to_string();
+    // Keep draining the hub's log so it never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = stderr.read_to_end(&mut sink);
+    });
+    Hub { child, addr }
 }

@@ -7,58 +7,15 @@
 
 mod common;
 
-use common::{bin, ok, shared_data};
-use std::io::{BufRead, BufReader, Read, Write};
+use common::{bin, ok, shared_data, start_hub_with, Hub};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
+
 use std::time::{Duration, Instant};
-
-/// A running hub, killed on drop.
-struct Hub {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn start_hub(dir: &Path, key: &Path, token: &Path) -> Hub {
     start_hub_with(dir, key, token, &[])
-}
-
-fn start_hub_with(dir: &Path, key: &Path, token: &Path, flags: &[&str]) -> Hub {
-    let mut child = bin()
-        .args(["hub", "--listen", "127.0.0.1:0"])
-        .args(flags)
-        .arg("--store")
-        .arg(dir.join("store"))
-        .arg("--key")
-        .arg(key)
-        .arg("--token-file")
-        .arg(token)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start hub");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("hub listening on http://")
-        .unwrap_or_else(|| panic!("unexpected hub output: {line}"))
-        .to_string();
-    // Keep draining the hub's log so it never blocks on a full pipe.
-    std::thread::spawn(move || {
-        let mut sink = Vec::new();
-        let _ = stderr.read_to_end(&mut sink);
-    });
-    Hub { child, addr }
 }
 
 /// One HTTP/1.1 request: (status, body). The hub never answers chunked.

@@ -190,6 +190,10 @@ pub struct Verdict {
     /// Time spent judging the page, µs.
     pub elapsed_us: u64,
     pub error: Option<String>,
+    /// The page's matchable chunk hashes and shingle records, for an agent
+    /// that counts what it judges (`[agent.counts]`); never written out.
+    #[serde(skip)]
+    pub counted: Vec<crate::chunks::Hash>,
 }
 
 impl Verdict {
@@ -228,6 +232,7 @@ impl Verdict {
             labels_version: None,
             content_sha1: None,
             content: None,
+            counted: Vec::new(),
             style_fp: None,
             elapsed_us: 0,
             error: None,

@@ -41,6 +41,13 @@ fn fixture() -> &'static Fixture {
             read_token: None,
             max_upload_bytes: 1 << 20,
             limits: Default::default(),
+            // The counts endpoint and on-demand discovery are fuzzed too.
+            discovery: hub::blind::Discovery {
+                sets: [("blind".to_string(), 1)].into(),
+                count_token: Some(TOKEN.into()),
+                stop: None,
+                every: None,
+            },
         })
         .unwrap();
         let f = Fixture {

@@ -1,7 +1,9 @@
 //! `crawlsieve hub`: serve labeled sets to agents.
 
-use crawlsieve::hub::{self, HubConfig};
+use super::ConfigArgs;
+use crawlsieve::hub::{self, blind::Discovery, HubConfig};
 use crawlsieve::labels::keys;
+use crawlsieve::stopchunks::StopChunks;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -31,6 +33,40 @@ pub struct HubArgs {
     /// Open connections at most from one client address.
     #[arg(long, default_value_t = 64)]
     max_connections_per_client: usize,
+    /// A blind set the hub discovers from agents' counts: NAME=THRESHOLD keeps
+    /// the chunks and shingles seen more than THRESHOLD times (repeatable).
+    #[arg(long = "blind", value_name = "NAME=THRESHOLD")]
+    blind: Vec<String>,
+    /// Merge the counts taken and publish every blind set that changed this
+    /// often, in seconds (0: only on `POST /v1/sets/NAME/discover`).
+    #[arg(long, default_value_t = 300)]
+    discover_every: u64,
+    /// File holding the token agents send counts with (else
+    /// CRAWLSIEVE_HUB_COUNT_TOKEN; unset: the publish token).
+    #[arg(long)]
+    count_token_file: Option<PathBuf>,
+    /// Configuration whose stop chunks (`rules_dir`, `stopchunks`) discovery
+    /// leaves out: the agents' own.
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+/// `--blind NAME=THRESHOLD`, each checked.
+fn blind_sets(flags: &[String]) -> anyhow::Result<std::collections::BTreeMap<String, u64>> {
+    let mut sets = std::collections::BTreeMap::new();
+    for flag in flags {
+        let (name, threshold) = flag
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--blind {flag}: expected NAME=THRESHOLD"))?;
+        let threshold: u64 = threshold.trim().parse().map_err(|_| {
+            anyhow::anyhow!("--blind {flag}: the threshold is a whole number of occurrences")
+        })?;
+        anyhow::ensure!(
+            sets.insert(name.trim().to_string(), threshold).is_none(),
+            "--blind {flag}: set `{name}` given twice"
+        );
+    }
+    Ok(sets)
 }
 
 fn secret(file: &Option<PathBuf>, env: &str) -> anyhow::Result<Option<String>> {
@@ -53,6 +89,23 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         anyhow::anyhow!("the hub needs a publish token: --token-file or CRAWLSIEVE_HUB_TOKEN")
     })?;
     let read_token = secret(&a.read_token_file, "CRAWLSIEVE_HUB_READ_TOKEN")?;
+    let sets = blind_sets(&a.blind)?;
+    let stop = if sets.is_empty() {
+        None
+    } else {
+        let settings = a.config.load(&[])?;
+        let list = settings.stopchunk_list()?;
+        Some(
+            StopChunks::from_list(&list, settings.stopchunks.fp_rate)
+                .map_err(|e| anyhow::anyhow!("stop chunks: {e}"))?,
+        )
+    };
+    let discovery = Discovery {
+        sets,
+        count_token: secret(&a.count_token_file, "CRAWLSIEVE_HUB_COUNT_TOKEN")?,
+        stop,
+        every: (a.discover_every > 0).then(|| std::time::Duration::from_secs(a.discover_every)),
+    };
     let config = HubConfig {
         listen: a.listen,
         store: a.store,
@@ -64,6 +117,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
             max_connections: a.max_connections,
             max_per_client: a.max_connections_per_client,
         },
+        discovery,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

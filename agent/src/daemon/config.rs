@@ -24,6 +24,52 @@ pub struct AgentSettings {
     /// Open HTTP connections at most from one client address.
     #[serde(default = "default_connections")]
     pub max_connections_per_client: usize,
+    /// Count the chunks and shingles of the pages judged and send them to the
+    /// hub, which discovers a blind set from every agent's counts.
+    #[serde(default)]
+    pub counts: Option<CountsSettings>,
+}
+
+/// `[agent.counts]`: what the agent counts for the hub, and how it ships it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountsSettings {
+    /// The blind set these counts feed (the hub's `--blind NAME=…`).
+    pub set: String,
+    /// The hub's base URL (default: `labels.hub.url`).
+    #[serde(default)]
+    pub hub: Option<String>,
+    /// A file holding the count token (else `CRAWLSIEVE_HUB_COUNT_TOKEN`).
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
+    /// Batches waiting for the hub, the spill of the counter, the agent id.
+    #[serde(default = "default_counts_dir")]
+    pub dir: PathBuf,
+    /// This agent's name at the hub (default: made once and kept in `dir`).
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// A batch is cut at least this often, in seconds (when it holds anything).
+    #[serde(default = "default_counts_interval")]
+    pub interval_seconds: u64,
+    /// …and whenever it holds this many occurrences.
+    #[serde(default = "default_counts_batch")]
+    pub max_occurrences: u64,
+    /// Occurrences held in memory before a sorted run is spilled, in MB.
+    #[serde(default = "default_counts_memory")]
+    pub memory_mb: usize,
+}
+
+fn default_counts_dir() -> PathBuf {
+    PathBuf::from("crawlsieve-counts")
+}
+fn default_counts_interval() -> u64 {
+    300
+}
+fn default_counts_batch() -> u64 {
+    2_000_000
+}
+fn default_counts_memory() -> usize {
+    64
 }
 
 fn default_connections() -> usize {

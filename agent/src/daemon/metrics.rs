@@ -43,6 +43,11 @@ pub struct RestartLabel {
     pub why: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabel {
+    pub outcome: String,
+}
+
 /// Every figure the agent exports.
 pub struct Metrics {
     registry: Registry,
@@ -62,6 +67,11 @@ pub struct Metrics {
     pub labeled_set_version: Family<SetLabel, Gauge>,
     /// From a page's arrival to its verdict accepted by every sink.
     pub latency: Histogram,
+    /// `[agent.counts]`: occurrences counted, batches by outcome
+    /// (cut, shipped, duplicate, rejected, send_failure, lost), batches waiting.
+    pub counts_occurrences: Counter,
+    pub counts_batches: Family<OutcomeLabel, Counter>,
+    pub counts_outbox: Gauge,
 }
 
 impl Metrics {
@@ -80,6 +90,9 @@ impl Metrics {
             source_restarts: Family::default(),
             labeled_set_version: Family::default(),
             latency: Histogram::new(exponential_buckets(0.0005, 2.0, 16)),
+            counts_occurrences: Counter::default(),
+            counts_batches: Family::default(),
+            counts_outbox: Gauge::default(),
             registry: Registry::default(),
         };
         registry.register("pages_in", "Pages received", m.pages_in.clone());
@@ -129,6 +142,21 @@ impl Metrics {
             "page_latency_seconds",
             "Arrival to verdict accepted by every sink",
             m.latency.clone(),
+        );
+        registry.register(
+            "counts_occurrences",
+            "Chunk and shingle occurrences counted for the hub",
+            m.counts_occurrences.clone(),
+        );
+        registry.register(
+            "counts_batches",
+            "Batches of counts: cut, shipped, duplicate, rejected, send_failure, lost",
+            m.counts_batches.clone(),
+        );
+        registry.register(
+            "counts_outbox",
+            "Batches of counts waiting to be shipped",
+            m.counts_outbox.clone(),
         );
         Metrics { registry, ..m }
     }

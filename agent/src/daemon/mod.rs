@@ -12,6 +12,7 @@
 //!   bounded queue; `metrics`: `/metrics`; `ingest`: `POST /v1/pages`.
 
 pub mod config;
+pub mod counts;
 pub mod feed;
 pub mod ingest;
 pub mod metrics;
@@ -47,6 +48,8 @@ pub struct Agent {
     pub tracker: Option<tokio::sync::Mutex<Tracker>>,
     pub pipeline: Arc<Pipeline>,
     pub max_page_bytes: usize,
+    /// Counting the pages judged for the hub (`[agent.counts]`).
+    pub counts: Option<counts::Counting>,
 }
 
 impl Agent {
@@ -96,6 +99,9 @@ impl Agent {
                 self.deliver_flag(&f).await?;
             }
         }
+        if let Some(c) = &self.counts {
+            c.add(v.site.as_deref().unwrap_or(""), &v.counted).await;
+        }
         Ok(())
     }
 
@@ -131,6 +137,29 @@ impl Agent {
                 counter.inc_by(now.saturating_sub(counter.get()));
             }
         }
+        if let Some(c) = &self.counts {
+            let s = &c.stats;
+            let m = &self.metrics;
+            m.counts_occurrences.inc_by(
+                s.occurrences
+                    .load(Ordering::Relaxed)
+                    .saturating_sub(m.counts_occurrences.get()),
+            );
+            for (outcome, n) in [
+                ("cut", &s.cut),
+                ("shipped", &s.shipped),
+                ("duplicate", &s.duplicates),
+                ("rejected", &s.rejected),
+                ("send_failure", &s.send_failures),
+                ("lost", &s.errors),
+            ] {
+                let counter = m.counts_batches.get_or_create(&metrics::OutcomeLabel {
+                    outcome: outcome.to_string(),
+                });
+                counter.inc_by(n.load(Ordering::Relaxed).saturating_sub(counter.get()));
+            }
+            m.counts_outbox.set(s.outbox.load(Ordering::Relaxed) as i64);
+        }
         for set in self.pipeline.labels().load().sets() {
             self.metrics
                 .labeled_set_version
@@ -153,6 +182,9 @@ impl Agent {
             if let Output::Jsonl(j) = o {
                 j.flush()?;
             }
+        }
+        if let Some(c) = &self.counts {
+            c.finish(Duration::from_secs(5)).await;
         }
         Ok(())
     }
@@ -188,7 +220,17 @@ pub async fn run(
     let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(tokio::sync::Mutex::new);
     let hub = settings.labels.hub.clone();
     let public = settings.labels.public_key()?;
-    let pipeline = Arc::new(Pipeline::new(settings)?);
+    let min_chars = settings.chunks.min_chars;
+    let mut pipeline = Pipeline::new(settings)?;
+    let counts = match &agent_settings.counts {
+        Some(c) => {
+            pipeline.count_occurrences(true);
+            let hub_url = hub.as_ref().map(|h| h.url.as_str());
+            Some(counts::Counting::start(c, hub_url, min_chars)?)
+        }
+        None => None,
+    };
+    let pipeline = Arc::new(pipeline);
     let _follower = match (hub, public) {
         (Some(hub), Some(public)) => {
             let labels = pipeline.labels().clone();
@@ -276,6 +318,7 @@ pub async fn run(
         tracker,
         pipeline,
         max_page_bytes,
+        counts,
     });
     let http_source = agent_settings
         .sources

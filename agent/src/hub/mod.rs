@@ -10,12 +10,17 @@
 //! | `GET /v1/sets/{name}/delta?from=N` | delta from version N to the latest |
 //! | `GET /v1/sets/{name}/next?after=N[&wait=S]` | metadata once the latest is newer than N; `204` after S seconds (default 30, at most 300) |
 //! | `POST /v1/sets/{name}` | publish a new version (bearer token); body: a labeled-set file or a hex text list |
+//! | `POST /v1/counts/{name}` | a batch of an agent's counts for blind set `name` (count token; `X-Crawlsieve-Agent`, `X-Crawlsieve-Batch`) |
+//! | `POST /v1/sets/{name}/discover` | merge the counts taken and publish the set if it changed, now (publish token) |
 //! | `GET /healthz` | `ok` |
 //!
 //! Publishing needs the publish token; reading is open unless a read token is
 //! configured. The hub re-signs every version with its own key: what an agent
-//! trusts is the hub's public key, whoever built the keys.
+//! trusts is the hub's public key, whoever built the keys. Blind sets
+//! (`blind`) are discovered by the hub itself from the counts agents send.
 
+pub mod blind;
+pub mod counts;
 pub mod store;
 
 use crate::labels::file::SetFile;
@@ -23,7 +28,7 @@ use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use ed25519_dalek::SigningKey;
 use std::net::SocketAddr;
@@ -44,6 +49,8 @@ pub struct HubConfig {
     pub max_upload_bytes: usize,
     /// Open connections, in all and per client address (long-polls hold one each).
     pub limits: crate::http::Limits,
+    /// Blind sets the hub discovers from agents' counts.
+    pub discovery: blind::Discovery,
 }
 
 /// An upload that sends nothing for this long is cut off (408).
@@ -60,6 +67,8 @@ struct Hub {
     publishing: tokio::sync::Mutex<()>,
     /// Largest upload read, and only after the publish token was checked.
     max_upload_bytes: usize,
+    /// Blind sets, their counts and how they are discovered.
+    blind: blind::Blind,
 }
 
 type Shared = Arc<Hub>;
@@ -73,7 +82,12 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let limits = config.limits;
     let listen = config.listen;
-    let app = app(config)?;
+    let every = config.discovery.every;
+    let hub = hub(config)?;
+    let app = router(hub.clone()).layer(DefaultBodyLimit::max(hub.max_upload_bytes));
+    if let Some(every) = every {
+        tokio::spawn(blind::schedule(hub, every));
+    }
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| anyhow::anyhow!("hub: listen on {listen}: {e}"))?;
@@ -88,7 +102,14 @@ pub async fn serve(
 /// the fuzz target drives it in process). `config.listen` and
 /// `config.limits` are not used here.
 pub fn app(config: HubConfig) -> anyhow::Result<Router> {
+    let hub = hub(config)?;
+    let limit = hub.max_upload_bytes;
+    Ok(router(hub).layer(DefaultBodyLimit::max(limit)))
+}
+
+fn hub(config: HubConfig) -> anyhow::Result<Shared> {
     let store = Store::open(&config.store)?;
+    let blind = blind::Blind::open(&config.store, config.discovery)?;
     let hub = Arc::new(Hub {
         store,
         key: config.key,
@@ -97,8 +118,10 @@ pub fn app(config: HubConfig) -> anyhow::Result<Router> {
         published: watch::channel(0).0,
         publishing: tokio::sync::Mutex::new(()),
         max_upload_bytes: config.max_upload_bytes,
+        blind,
     });
-    Ok(router(hub).layer(DefaultBodyLimit::max(config.max_upload_bytes)))
+    blind::first_versions(&hub)?;
+    Ok(hub)
 }
 
 fn router(hub: Shared) -> Router {
@@ -109,6 +132,8 @@ fn router(hub: Shared) -> Router {
         .route("/v1/sets/{name}/full", get(full))
         .route("/v1/sets/{name}/delta", get(delta))
         .route("/v1/sets/{name}/next", get(next))
+        .route("/v1/sets/{name}/discover", post(blind::discover))
+        .route("/v1/counts/{name}", post(blind::counts))
         .with_state(hub)
 }
 
@@ -277,6 +302,16 @@ async fn next(
     }
 }
 
+fn check_publish(hub: &Hub, headers: &HeaderMap) -> Answer<()> {
+    if !token_matches(bearer(headers), &hub.publish_token) {
+        return Err(Failure(
+            StatusCode::UNAUTHORIZED,
+            "publishing needs the publish bearer token".into(),
+        ));
+    }
+    Ok(())
+}
+
 async fn publish(
     State(hub): State<Shared>,
     Path(name): Path<String>,
@@ -285,10 +320,11 @@ async fn publish(
 ) -> Answer<(StatusCode, Json<SetInfo>)> {
     // The token is checked before a byte of the body is read: an
     // unauthenticated client must not make the hub buffer its upload.
-    if !token_matches(bearer(&headers), &hub.publish_token) {
+    check_publish(&hub, &headers)?;
+    if hub.blind.has(&name) {
         return Err(Failure(
-            StatusCode::UNAUTHORIZED,
-            "publishing needs the publish bearer token".into(),
+            StatusCode::CONFLICT,
+            format!("set `{name}` is blind: the hub discovers it from agents' counts"),
         ));
     }
     if !valid_name(&name) {
@@ -306,7 +342,7 @@ async fn publish(
         .map_err(internal)?
         .map_err(|e| Failure(StatusCode::BAD_REQUEST, e))?;
     let h = hub.clone();
-    let info = tokio::task::spawn_blocking(move || h.store.publish(&name, &upload, &h.key))
+    let info = tokio::task::spawn_blocking(move || h.store.publish(&name, &upload, &h.key, None))
         .await
         .map_err(internal)?
         .map_err(internal)?;

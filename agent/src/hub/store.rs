@@ -5,6 +5,7 @@
 //! store is rebuilt from the directory listing at start.
 
 use crate::labels::file::{self, Header, SetFile};
+use crate::labels::protocol::CountsInfo;
 pub use crate::labels::protocol::SetInfo;
 use ed25519_dalek::SigningKey;
 use std::collections::BTreeMap;
@@ -56,7 +57,13 @@ impl Store {
                 let bytes = std::fs::read(&path)?;
                 let parsed = SetFile::parse(&bytes)
                     .map_err(|e| anyhow::anyhow!("store file {}: {e}", path.display()))?;
-                let info = info(&parsed.header, bytes.len());
+                let mut info = info(&parsed.header, bytes.len());
+                info.counts = match std::fs::read(sidecar(&path)) {
+                    Ok(json) => Some(serde_json::from_slice(&json).map_err(|e| {
+                        anyhow::anyhow!("store file {}: {e}", sidecar(&path).display())
+                    })?),
+                    Err(_) => None,
+                };
                 sets.entry(name.clone())
                     .or_default()
                     .insert(info.version, info);
@@ -104,6 +111,7 @@ impl Store {
         name: &str,
         upload: &Upload,
         key: &SigningKey,
+        counts: Option<CountsInfo>,
     ) -> anyhow::Result<SetInfo> {
         let version = self.latest(name).map_or(1, |i| i.version + 1);
         let mut header = Header::new(
@@ -120,9 +128,15 @@ impl Store {
         let dir = self.dir.join(name);
         std::fs::create_dir_all(&dir)?;
         let path = self.path(name, version);
+        // The counts it came from first: a version on disk without its
+        // sidecar would be served as if made by hand.
+        if let Some(counts) = &counts {
+            crate::durable::replace(&sidecar(&path), &serde_json::to_vec_pretty(counts)?, true)?;
+        }
         // On the disk before it is announced: agents may fetch it at once.
         crate::durable::replace(&path, &bytes, true)?;
-        let info = info(&header, bytes.len());
+        let mut info = info(&header, bytes.len());
+        info.counts = counts;
         self.sets
             .lock()
             .expect("store lock")
@@ -131,6 +145,12 @@ impl Store {
             .insert(version, info.clone());
         Ok(info)
     }
+}
+
+/// `000000000042.counts.json` beside `000000000042.cslab`: which counts a
+/// discovered version came from.
+fn sidecar(version: &Path) -> PathBuf {
+    version.with_extension("counts.json")
 }
 
 fn info(h: &Header, bytes: usize) -> SetInfo {
@@ -143,5 +163,6 @@ fn info(h: &Header, bytes: usize) -> SetInfo {
         min_chars: h.min_chars,
         simhashes: h.simhashes,
         shingle_version: h.shingle_version,
+        counts: None,
     }
 }

@@ -338,9 +338,10 @@ pub fn merge(inputs: &[PathBuf], output: &Path) -> anyhow::Result<u64> {
     let mut current: Option<Count> = None;
     while let Some(Reverse((hash, count, sites, i))) = heap.pop() {
         match current.as_mut() {
+            // Saturating: count files come from agents over the network.
             Some(c) if c.hash == hash => {
-                c.count += count;
-                c.sites += sites;
+                c.count = c.count.saturating_add(count);
+                c.sites = c.sites.saturating_add(sites);
             }
             _ => {
                 if let Some(c) = current.take() {
@@ -357,6 +358,49 @@ pub fn merge(inputs: &[PathBuf], output: &Path) -> anyhow::Result<u64> {
         out.write(&c)?;
     }
     out.finish()
+}
+
+/// What a count file holds, once checked.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Distinct chunks and shingles.
+    pub distinct: u64,
+    /// Occurrences in all.
+    pub occurrences: u64,
+    pub min_chars: u32,
+}
+
+/// Reads a count file through and checks what merging relies on: this
+/// build's normalisation, whole records, hashes strictly ascending, every
+/// record seen at least once on at least one site and on no more sites than
+/// times. What the hub runs on a batch an agent sent before taking it.
+pub fn check(path: &Path) -> anyhow::Result<Summary> {
+    let mut r = CountReader::open(path)?;
+    let mut s = Summary {
+        min_chars: r.min_chars,
+        ..Default::default()
+    };
+    let mut last: Option<Hash> = None;
+    while let Some(c) = r.next_count()? {
+        anyhow::ensure!(
+            last.is_none_or(|l| l < c.hash),
+            "count file {}: record {} is out of order",
+            path.display(),
+            s.distinct + 1
+        );
+        anyhow::ensure!(
+            c.count >= 1 && (1..=c.count).contains(&c.sites),
+            "count file {}: record {} counts {} occurrences on {} sites",
+            path.display(),
+            s.distinct + 1,
+            c.count,
+            c.sites
+        );
+        last = Some(c.hash);
+        s.distinct += 1;
+        s.occurrences = s.occurrences.saturating_add(c.count);
+    }
+    Ok(s)
 }
 
 /// What `discover` found.
@@ -414,6 +458,46 @@ mod tests {
 
     fn h(i: u32) -> Hash {
         crate::chunks::hash(&i.to_string())
+    }
+
+    #[test]
+    fn check_takes_what_a_counter_writes_and_refuses_disorder() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Counter::new(dir.path(), 1 << 20).unwrap();
+        for i in 0..100 {
+            c.add(h(i % 30), i as u64 % 3).unwrap();
+        }
+        let good = dir.path().join("good.cscounts");
+        c.finish(&good, 40).unwrap();
+        let s = check(&good).unwrap();
+        assert_eq!((s.distinct, s.occurrences, s.min_chars), (30, 100, 40));
+        // Two records swapped: out of order.
+        let mut bytes = std::fs::read(&good).unwrap();
+        let (a, b) = (HEADER_LEN, HEADER_LEN + 36);
+        let first: Vec<u8> = bytes[a..b].to_vec();
+        bytes.copy_within(b..b + 36, a);
+        bytes[b..b + 36].copy_from_slice(&first);
+        std::fs::write(&good, &bytes).unwrap();
+        assert!(check(&good)
+            .unwrap_err()
+            .to_string()
+            .contains("out of order"));
+        // More sites than occurrences.
+        let bad = dir.path().join("bad.cscounts");
+        let mut w = CountWriter::create(&bad, 40).unwrap();
+        w.write(&Count {
+            hash: h(1),
+            count: 1,
+            sites: 2,
+        })
+        .unwrap();
+        w.finish().unwrap();
+        assert!(check(&bad).unwrap_err().to_string().contains("sites"));
+        // Truncated.
+        let mut bytes = std::fs::read(&bad).unwrap();
+        bytes.pop();
+        std::fs::write(&bad, &bytes).unwrap();
+        assert!(check(&bad).is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::decode::decode;
 use crate::extract::metadata::Metadata;
 use crate::extract::pagetype::{self, PageType};
 use crate::extract::{self, Content};
+use crate::labels::count::shingle_record;
 use crate::labels::{LabeledSets, LabelsHandle};
 use crate::language;
 use crate::page::{Broken, Input, Page};
@@ -39,6 +40,8 @@ pub struct Pipeline {
     labels: LabelsHandle,
     scorer: extract::Scorer,
     page_types: pagetype::Model,
+    /// Verdicts carry their occurrences (`count_occurrences`).
+    count: bool,
 }
 
 /// What a labeled set built from a document holds.
@@ -89,6 +92,14 @@ impl Pipeline {
         Self::with_labels(settings, LabelsHandle::new(labels))
     }
 
+    /// Makes every verdict carry its page's matchable chunk hashes and
+    /// shingle records (`Verdict::counted`), dropped pages' too: what
+    /// `labels count` counts for the same page, for an agent that counts
+    /// what it judges.
+    pub fn count_occurrences(&mut self, on: bool) {
+        self.count = on;
+    }
+
     /// Builds a pipeline that judges against the sets behind `labels`
     /// (whoever holds the handle can swap them while pages flow).
     pub fn with_labels(settings: Settings, labels: LabelsHandle) -> anyhow::Result<Self> {
@@ -109,6 +120,7 @@ impl Pipeline {
             });
         }
         Ok(Pipeline {
+            count: false,
             scorer: settings.scorer()?,
             page_types: settings.page_types()?,
             settings,
@@ -421,12 +433,24 @@ impl Pipeline {
         analysis: &Analysis,
         v: &mut Verdict,
     ) {
-        // A dropped page is chunked only to be matched: with no labeled set
-        // there is nothing to find, and junk pages should stay cheap.
-        if content.words == 0 || (v.verdict == Kind::Drop && labels.sets().is_empty()) {
+        // A dropped page is chunked only to be matched (or counted): with no
+        // labeled set there is nothing to find, and junk pages should stay cheap.
+        if content.words == 0
+            || (v.verdict == Kind::Drop && labels.sets().is_empty() && !self.count)
+        {
             return;
         }
         let chunks = chunks::chunk(content.paragraphs(analysis), |h| self.stop.contains(h));
+        if self.count {
+            let min_chars = self.settings.chunks.min_chars;
+            v.counted = chunks
+                .chunks
+                .iter()
+                .filter(|c| !c.stop && c.chars >= min_chars)
+                .map(|c| c.hash)
+                .chain(chunks.shingles.iter().map(|&s| shingle_record(s)))
+                .collect();
+        }
         let evidence = evidence::gather(labels, &chunks, self.settings.chunks.min_chars);
         evidence::decide(&evidence, &chunks, labels, &self.settings.labels, v);
     }

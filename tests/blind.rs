@@ -1,0 +1,345 @@
+//! The loop closed (seed 001 §3.6), with real processes on loopback: two
+//! agents judge pages and count them, ship their counts to the hub (one of
+//! them while the hub is down: shipped when it is back), the hub adds them,
+//! discovers the blind set and publishes it, and the agent that follows the
+//! set flags the next copy. The hub's counts are exactly what `labels count`
+//! finds over the same pages, a batch sent twice adds nothing, and hostile
+//! count uploads get clear status codes.
+
+mod common;
+mod daemon;
+
+use common::{bin, keygen, start_hub_with, Hub};
+use daemon::*;
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const PUBLISH: &str = "publish-token-for-tests";
+const COUNT: &str = "count-token-for-tests";
+
+fn hub(dir: &Path, key: &Path, port: u16) -> Hub {
+    std::fs::write(dir.join("publish.token"), PUBLISH).unwrap();
+    std::fs::write(dir.join("count.token"), COUNT).unwrap();
+    let listen = format!("127.0.0.1:{port}");
+    let count_token = dir.join("count.token");
+    start_hub_with(
+        dir,
+        key,
+        &dir.join("publish.token"),
+        &[
+            "--listen",
+            &listen,
+            "--blind",
+            "crawl=2",
+            "--discover-every",
+            "0",
+            "--count-token-file",
+            count_token.to_str().unwrap(),
+        ],
+    )
+}
+
+/// An agent that counts for set `crawl` (and follows it when `public` is given).
+fn agent(dir: &Path, name: &str, hub: &str, public: Option<&Path>) -> Agent {
+    let home = dir.join(name);
+    std::fs::create_dir_all(&home).unwrap();
+    let path = config(&home, None, "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[agent.counts]\nset = \"crawl\"\nhub = \"http://{hub}\"\ntoken_file = {:?}\ndir = {:?}\nagent_id = \"{name}\"\ninterval_seconds = 1\n",
+        dir.join("count.token"),
+        home.join("counts"),
+    ));
+    if let Some(public) = public {
+        text.push_str(&format!(
+            "[labels]\npublic_key_file = {public:?}\n[labels.hub]\nurl = \"http://{hub}\"\nsets = [\"crawl\"]\ncache_dir = {:?}\nwait_seconds = 2\nstart_timeout_seconds = 10\n",
+            home.join("cache")
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    Agent::start(&path)
+}
+
+/// Posts a page, waiting out back-pressure; returns its verdict.
+fn judge(agent: &Agent, url: &str, html: &str) -> Value {
+    for _ in 0..500 {
+        let (status, body) = http(
+            &agent.addr,
+            "POST",
+            "/v1/pages",
+            &[
+                ("X-Crawlsieve-Url", url),
+                ("Content-Type", "text/html; charset=utf-8"),
+            ],
+            html.as_bytes(),
+        )
+        .unwrap();
+        match status {
+            200 => return serde_json::from_slice(&body).unwrap(),
+            503 => std::thread::sleep(Duration::from_millis(20)),
+            s => panic!("{s}: {}", String::from_utf8_lossy(&body)),
+        }
+    }
+    panic!("{url} never taken");
+}
+
+fn wait(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Every batch cut has been taken by the hub, and none waits.
+fn all_shipped(a: &Agent) -> bool {
+    let batches = |o: &str| {
+        a.metric(&format!(
+            "crawlsieve_counts_batches_total{{outcome=\"{o}\"}}"
+        ))
+    };
+    batches("cut") > 0.0
+        && batches("cut") == batches("shipped") + batches("duplicate")
+        && a.metric("crawlsieve_counts_outbox") == 0.0
+}
+
+fn post_counts(addr: &str, token: &str, agent: &str, batch: &str, body: &[u8]) -> (u16, Value) {
+    let auth = format!("Bearer {token}");
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/v1/counts/crawl",
+        &[
+            ("Authorization", &auth),
+            ("X-Crawlsieve-Agent", agent),
+            ("X-Crawlsieve-Batch", batch),
+        ],
+        body,
+    )
+    .unwrap();
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+fn discover(addr: &str) -> Value {
+    let auth = format!("Bearer {PUBLISH}");
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/v1/sets/crawl/discover",
+        &[("Authorization", &auth)],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    serde_json::from_slice(&body).unwrap()
+}
+
+#[test]
+fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let (key, public) = keygen(dir);
+    let port = free_port();
+    let mut hub_process = hub(dir, &key, port);
+    let addr = hub_process.addr.clone();
+
+    // Twelve real pages, each published on three sites (copies), and twelve
+    // pages once; half the posts to each agent.
+    let pages = real_pages(24);
+    let mut posts: Vec<(String, String)> = Vec::new();
+    for (i, html) in pages[..12].iter().enumerate() {
+        for site in 0..3 {
+            posts.push((format!("http://copier{site}-{i}.example/p"), html.clone()));
+        }
+    }
+    for (i, html) in pages[12..].iter().enumerate() {
+        posts.push((format!("http://own{i}.example/p"), html.clone()));
+    }
+    let a = agent(dir, "a", &addr, Some(&public));
+    let b = agent(dir, "b", &addr, None);
+    let (first, second) = posts.split_at(posts.len() / 2);
+    for (n, (url, html)) in first.iter().enumerate() {
+        judge(if n % 2 == 0 { &a } else { &b }, url, html);
+    }
+    wait("both agents' first batches at the hub", 30, || {
+        all_shipped(&a) && all_shipped(&b)
+    });
+
+    // The hub goes down; the agents go on judging and cutting batches.
+    drop(hub_process);
+    for (n, (url, html)) in second.iter().enumerate() {
+        judge(if n % 2 == 0 { &a } else { &b }, url, html);
+    }
+    wait("a send that failed while the hub is down", 30, || {
+        b.metric("crawlsieve_counts_batches_total{outcome=\"send_failure\"}") > 0.0
+    });
+    hub_process = hub(dir, &key, port);
+    wait(
+        "the batches cut while the hub was down, shipped",
+        90,
+        || all_shipped(&a) && all_shipped(&b),
+    );
+
+    // What `labels count` + `labels discover` find over the same pages.
+    let jsonl = dir.join("posted.jsonl");
+    let mut f = std::fs::File::create(&jsonl).unwrap();
+    for (url, html) in &posts {
+        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
+    }
+    drop(f);
+    let counts = dir.join("all.cscounts");
+    let out = bin()
+        .args(["labels", "count", "-o"])
+        .arg(&counts)
+        .arg(&jsonl)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{said}");
+    let occurrences: u64 = said
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" chunk occurrences"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("labels count said: {said}"));
+    let discovered = dir.join("all.cslab");
+    let out = bin()
+        .args([
+            "labels",
+            "discover",
+            "--threshold",
+            "2",
+            "--name",
+            "crawl",
+            "--key",
+        ])
+        .arg(&key)
+        .arg("-o")
+        .arg(&discovered)
+        .arg(&counts)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let expected_keys: u64 = stderr
+        .split(", ")
+        .find(|p| p.contains(" over 2 "))
+        .and_then(|p| p.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("discover said: {stderr}"));
+    assert!(expected_keys > 0, "{stderr}");
+
+    let found = discover(&addr);
+    eprintln!("discovered: {found}\nlabels count: {said}labels discover: {stderr}");
+    assert!(
+        found["merged"].as_u64().unwrap() >= 2,
+        "every agent's batches: {found}"
+    );
+    let version = &found["published"];
+    assert_eq!(version["version"], 2, "{found}");
+    assert_eq!(
+        version["entries"].as_u64(),
+        Some(expected_keys),
+        "{found} vs {stderr}"
+    );
+    // Exact: the hub's total is the sum of the two agents' counts, which
+    // is what one `labels count` over every page finds.
+    let info = &version["counts"];
+    assert!(
+        info["batches"]["a"].is_array() && info["batches"]["b"].is_array(),
+        "{info}"
+    );
+    assert_eq!(
+        info["occurrences"].as_u64(),
+        Some(occurrences),
+        "{info} vs {said}"
+    );
+    let (status, body) = http(&addr, "GET", "/v1/sets/crawl", &[], b"").unwrap();
+    assert_eq!(status, 200);
+    let latest: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        latest["counts"], *info,
+        "GET /v1/sets/crawl says which counts went in"
+    );
+
+    // The follower swaps the new version in and flags the next copy.
+    wait("agent a on version 2", 60, || {
+        a.metric("crawlsieve_labeled_set_version{set=\"crawl\"}") == 2.0
+    });
+    let copy = judge(&a, "http://late-copier.example/p", &pages[3]);
+    assert_eq!(copy["verdict"], "flag", "{copy}");
+    let fresh = judge(&a, "http://own-new.example/p", &pages[20]);
+    assert_ne!(fresh["verdict"], "flag", "{fresh}");
+
+    // A batch sent again is taken once; discovery then has nothing new.
+    let batch = std::fs::read(&counts).unwrap();
+    let (status, receipt) = post_counts(&addr, COUNT, "a", "1", &batch);
+    assert_eq!(
+        (status, &receipt["duplicate"]),
+        (200, &Value::Bool(true)),
+        "{receipt}"
+    );
+    let again = discover(&addr);
+    assert_eq!(
+        (again["merged"].as_u64(), &again["published"]),
+        (Some(0), &Value::Null),
+        "{again}"
+    );
+
+    // Hostile uploads: clear answers, nothing taken.
+    assert_eq!(post_counts(&addr, "wrong", "x", "1", &batch).0, 401);
+    assert_eq!(
+        post_counts(&addr, PUBLISH, "x", "1", &batch).0,
+        401,
+        "the count token, not the publish token"
+    );
+    assert_eq!(post_counts(&addr, COUNT, "../x", "1", &batch).0, 400);
+    assert_eq!(post_counts(&addr, COUNT, "x", "0", &batch).0, 400);
+    assert_eq!(
+        post_counts(&addr, COUNT, "x", "1", b"CSCOUNTS not a count file").0,
+        400
+    );
+    let mut disordered = batch.clone();
+    let n = disordered.len();
+    if n >= 15 + 72 {
+        let first: Vec<u8> = disordered[15..51].to_vec();
+        disordered.copy_within(51..87, 15);
+        disordered[51..87].copy_from_slice(&first);
+        assert_eq!(post_counts(&addr, COUNT, "x", "1", &disordered).0, 400);
+    }
+    let (status, _) = http(
+        &addr,
+        "POST",
+        "/v1/counts/nope",
+        &[("Authorization", &format!("Bearer {COUNT}"))],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(status, 404);
+    // A blind set is the hub's to publish.
+    let (status, _) = http(
+        &addr,
+        "POST",
+        "/v1/sets/crawl",
+        &[("Authorization", &format!("Bearer {PUBLISH}"))],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(status, 409);
+    // A new agent's batch is taken and changes nothing the threshold keeps
+    // only when it adds occurrences: here one more copy of everything.
+    let (status, receipt) = post_counts(&addr, COUNT, "x", "1", &batch);
+    assert_eq!(status, 201, "{receipt}");
+    let grown = discover(&addr);
+    assert!(grown["merged"].as_u64().unwrap() >= 1, "{grown}");
+
+    let mut a = a;
+    let mut b = b;
+    assert!(a.terminate().success());
+    assert!(b.terminate().success());
+    drop(hub_process);
+}
