@@ -13,22 +13,10 @@ Usage: bench/agent_throughput.py [--pages N] [--data DIR]
 import argparse, glob, gzip, http.client, json, os, socket, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from procs import free_port, peak_rss_mb, wait_port  # noqa: E402
 ROOT = os.path.join(HERE, "..")
 BIN = os.path.join(ROOT, "target", "release", "crawlsieve")
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-
-
-def wait_port(port, secs=15):
-    t = time.time()
-    while time.time() - t < secs:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close(); return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"port {port} never opened")
 
 
 def load_pages(data, n):
@@ -93,13 +81,6 @@ def post_all(addr, pages, threads=8):
     for th in ts: th.start()
     for th in ts: th.join()
     return time.perf_counter() - t
-
-
-def peak_rss_mb(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0
 
 
 def main():

@@ -14,7 +14,7 @@ use daemon::*;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const PUBLISH: &str = "publish-token-for-tests";
 const COUNT: &str = "count-token-for-tests";
@@ -83,14 +83,6 @@ fn judge(agent: &Agent, url: &str, html: &str) -> Value {
         }
     }
     panic!("{url} never taken");
-}
-
-fn wait(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// Every batch cut has been taken by the hub, and none waits.
@@ -163,7 +155,7 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
     for (n, (url, html)) in first.iter().enumerate() {
         judge(if n % 2 == 0 { &a } else { &b }, url, html);
     }
-    wait("both agents' first batches at the hub", 30, || {
+    wait_until("both agents' first batches at the hub", 30, || {
         all_shipped(&a) && all_shipped(&b)
     });
 
@@ -172,11 +164,11 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
     for (n, (url, html)) in second.iter().enumerate() {
         judge(if n % 2 == 0 { &a } else { &b }, url, html);
     }
-    wait("a send that failed while the hub is down", 30, || {
+    wait_until("a send that failed while the hub is down", 30, || {
         b.metric("crawlsieve_counts_batches_total{outcome=\"send_failure\"}") > 0.0
     });
     hub_process = hub(dir, &key, port);
-    wait(
+    wait_until(
         "the batches cut while the hub was down, shipped",
         90,
         || all_shipped(&a) && all_shipped(&b),
@@ -267,7 +259,7 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
     );
 
     // The follower swaps the new version in and flags the next copy.
-    wait("agent a on version 2", 60, || {
+    wait_until("agent a on version 2", 60, || {
         a.metric("crawlsieve_labeled_set_version{set=\"crawl\"}") == 2.0
     });
     let copy = judge(&a, "http://late-copier.example/p", &pages[3]);

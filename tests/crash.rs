@@ -83,14 +83,6 @@ fn crawler(
     })
 }
 
-fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// The sources' `stall_after_ms` for a test: `STALL_AFTER_MS` when set (a
 /// large value turns the watchdog off, to see what happens without it).
 fn stall_after_ms(default: &str) -> String {

@@ -153,10 +153,14 @@ impl Report {
         let pages: u64 = self.style_clusters.iter().map(|c| c.pages).sum();
         let _ = write!(
             h,
-            "<h2>Style clusters</h2><p>{} clusters of pages sharing their markup (hidden style, seed 003) hold {} pages; \
+            "<h2>Style clusters</h2><p>{} of pages sharing their markup (hidden style, seed 003) {} {} pages; \
              ranked by mean similarity × sites. Many sites in one cluster: a shared template, mirrors or a link farm.</p>\
              <table><tr><th>#</th><th>pages</th><th>sites</th><th>mean similarity</th><th>top sites</th><th>sample URLs</th></tr>",
-            self.style_clusters.len(),
+            match self.style_clusters.len() {
+                1 => "1 cluster".to_string(),
+                n => format!("{n} clusters"),
+            },
+            if self.style_clusters.len() == 1 { "holds" } else { "hold" },
             pages
         );
         for c in self.style_clusters.iter().take(30) {

@@ -547,3 +547,12 @@ pub fn wait_for_lines(dir: &Path, want: usize) -> Vec<String> {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// Polls `done` until it holds; fails the test after `secs` seconds, naming `what`.
+pub fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
