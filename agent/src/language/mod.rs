@@ -14,6 +14,7 @@
 //! (Hangul, Thai, Georgian, Greek, ...) are whatlang's alone. Anything else is
 //! unknown: a crawl that keeps `rus` must not keep Kazakh.
 
+pub mod langid;
 pub mod profiles;
 
 use profiles::Profiles;
@@ -74,6 +75,27 @@ const UNKNOWN: Detected = Detected {
 /// costs a fraction of a full one: its cost is per candidate language).
 pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     let sample = crate::analyse::text::prefix(text, sample_bytes);
+    let decided = decide(sample, t);
+    match decided.code {
+        // A close relative the two detectors do not know (Galician read as
+        // Portuguese, Occitan as Catalan): langid.py's model vetoes.
+        Some(code)
+            if langid::Model::shipped()
+                .outsider(sample.as_bytes(), code, OUTSIDER_PROBABILITY)
+                .is_some() =>
+        {
+            UNKNOWN
+        }
+        _ => decided,
+    }
+}
+
+/// How sure langid.py's model must be that the text is in a language
+/// crawlsieve does not know to turn a code into `unknown`.
+const OUTSIDER_PROBABILITY: f64 = 0.9;
+
+/// The profiles and whatlang, deciding together on `sample`.
+fn decide(sample: &str, t: Thresholds) -> Detected {
     let Some(script) = whatlang::detect_script(sample) else {
         return UNKNOWN;
     };
