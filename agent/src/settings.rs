@@ -89,6 +89,9 @@ pub struct LanguageSettings {
     pub allow: Vec<String>,
     pub min_confidence: f64,
     pub min_margin: f64,
+    /// How sure langid's model must be that a page is in a language
+    /// crawlsieve has no code for to make its code `unknown` (README, "Languages").
+    pub outsider_probability: f64,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
 }
@@ -98,6 +101,7 @@ impl LanguageSettings {
         crate::language::Thresholds {
             min_confidence: self.min_confidence,
             min_margin: self.min_margin,
+            outsider_probability: self.outsider_probability,
         }
     }
 }
@@ -303,6 +307,11 @@ impl Settings {
             "must be in [0, 5] (nats per trigram)",
         )?;
         check(
+            (0.5..=1.0).contains(&self.language.outsider_probability),
+            "language.outsider_probability",
+            "must be in [0.5, 1]",
+        )?;
+        check(
             self.language.sample_bytes >= 64,
             "language.sample_bytes",
             "must be at least 64",
@@ -486,6 +495,9 @@ mod tests {
         std::fs::write(&path, "[language]\nmin_margin = 9\n").unwrap();
         let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
         assert!(err.contains("language.min_margin"), "{err}");
+        std::fs::write(&path, "[language]\noutsider_probability = 0.2\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("language.outsider_probability"), "{err}");
         std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
         let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
         assert_eq!(s.filters.min_words, 9, "flags override the file");

@@ -37,6 +37,9 @@ pub struct Thresholds {
     /// The profiles' margin (nats per trigram over the runner-up) for them to
     /// name a language whatlang does not know, or to stand against whatlang.
     pub min_margin: f64,
+    /// langid's probability for a language without a code that turns the
+    /// decided code into `unknown`.
+    pub outsider_probability: f64,
 }
 
 impl Default for Thresholds {
@@ -44,6 +47,7 @@ impl Default for Thresholds {
         Thresholds {
             min_confidence: 0.0,
             min_margin: 0.12,
+            outsider_probability: 0.9,
         }
     }
 }
@@ -81,7 +85,7 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
         // Portuguese, Occitan as Catalan): langid.py's model vetoes.
         Some(code)
             if langid::Model::shipped()
-                .outsider(sample.as_bytes(), code, OUTSIDER_PROBABILITY)
+                .outsider(sample.as_bytes(), code, t.outsider_probability)
                 .is_some() =>
         {
             UNKNOWN
@@ -89,10 +93,6 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
         _ => decided,
     }
 }
-
-/// How sure langid.py's model must be that the text is in a language
-/// crawlsieve does not know to turn a code into `unknown`.
-const OUTSIDER_PROBABILITY: f64 = 0.9;
 
 /// The profiles and whatlang, deciding together on `sample`.
 fn decide(sample: &str, t: Thresholds) -> Detected {
