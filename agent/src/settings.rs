@@ -307,9 +307,10 @@ impl Settings {
             "must be in [0, 5] (nats per trigram)",
         )?;
         check(
-            (0.5..=1.0).contains(&self.language.outsider_probability),
+            self.language.outsider_probability == 0.0
+                || (0.5..=1.0).contains(&self.language.outsider_probability),
             "language.outsider_probability",
-            "must be in [0.5, 1]",
+            "must be 0 (off) or in [0.5, 1]",
         )?;
         check(
             self.language.sample_bytes >= 64,
@@ -498,6 +499,8 @@ mod tests {
         std::fs::write(&path, "[language]\noutsider_probability = 0.2\n").unwrap();
         let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
         assert!(err.contains("language.outsider_probability"), "{err}");
+        std::fs::write(&path, "[language]\noutsider_probability = 0\n").unwrap();
+        assert!(Settings::load(Some(&path), &[]).is_ok(), "0 turns the veto off");
         std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
         let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
         assert_eq!(s.filters.min_words, 9, "flags override the file");

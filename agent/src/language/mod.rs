@@ -38,7 +38,7 @@ pub struct Thresholds {
     /// name a language whatlang does not know, or to stand against whatlang.
     pub min_margin: f64,
     /// langid's probability for a language without a code that turns the
-    /// decided code into `unknown`.
+    /// decided code into `unknown`; 0: no veto (langid is not run).
     pub outsider_probability: f64,
 }
 
@@ -84,15 +84,24 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
         // A close relative the two detectors do not know (Galician read as
         // Portuguese, Occitan as Catalan): langid.py's model vetoes.
         Some(code)
-            if langid::Model::shipped()
-                .outsider(sample.as_bytes(), code, t.outsider_probability)
-                .is_some() =>
+            if t.outsider_probability > 0.0
+                && langid::Model::shipped()
+                    .outsider(
+                        crate::analyse::text::prefix(sample, OUTSIDER_BYTES).as_bytes(),
+                        code,
+                        t.outsider_probability,
+                    )
+                    .is_some() =>
         {
             UNKNOWN
         }
         _ => decided,
     }
 }
+
+/// langid reads this much of the sample: its cost is per byte (a DFA step
+/// and the n-grams ending there), and a close relative shows in 512 bytes.
+const OUTSIDER_BYTES: usize = 512;
 
 /// The profiles and whatlang, deciding together on `sample`.
 fn decide(sample: &str, t: Thresholds) -> Detected {
