@@ -500,7 +500,10 @@ mod tests {
         let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
         assert!(err.contains("language.outsider_probability"), "{err}");
         std::fs::write(&path, "[language]\noutsider_probability = 0\n").unwrap();
-        assert!(Settings::load(Some(&path), &[]).is_ok(), "0 turns the veto off");
+        assert!(
+            Settings::load(Some(&path), &[]).is_ok(),
+            "0 turns the veto off"
+        );
         std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
         let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
         assert_eq!(s.filters.min_words, 9, "flags override the file");
