@@ -14,7 +14,7 @@ import argparse, glob, gzip, http.client, json, os, socket, subprocess, sys, tem
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from procs import free_port, peak_rss_mb, wait_port  # noqa: E402
+from procs import free_port, peak_rss_mb, start_agent, wait_port  # noqa: E402
 ROOT = os.path.join(HERE, "..")
 BIN = os.path.join(ROOT, "target", "release", "crawlsieve")
 
@@ -29,29 +29,6 @@ def load_pages(data, n):
         if len(pages) >= n:
             break
     return pages
-
-
-def start_agent(tmp, sink_toml):
-    cfg = os.path.join(tmp, "agent.toml")
-    open(cfg, "w").write(f"""[neighborhoods]
-enabled = false
-[agent]
-listen = "127.0.0.1:0"
-queue = 64
-[[agent.sources]]
-kind = "http"
-[[agent.sinks]]
-kind = "jsonl"
-path = "{tmp}/verdicts.jsonl"
-{sink_toml}
-[agent.spool]
-dir = "{tmp}/spool"
-""")
-    p = subprocess.Popen([BIN, "agent", "-c", cfg], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    line = p.stderr.readline()
-    addr = line.strip().rsplit("http://", 1)[1]
-    threading.Thread(target=p.stderr.read, daemon=True).start()
-    return p, addr
 
 
 def post_all(addr, pages, threads=8):
@@ -109,7 +86,7 @@ def main():
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_port(nport)
         d = os.path.join(tmp, "n"); os.makedirs(d)
-        agent, addr = start_agent(d, f'[[agent.sinks]]\nkind = "nats"\nurl = "nats://127.0.0.1:{nport}"\nstream = "BENCH"\nsubject = "bench.verdicts"\n')
+        agent, addr = start_agent(BIN, d, f'[[agent.sinks]]\nkind = "nats"\nurl = "nats://127.0.0.1:{nport}"\nstream = "BENCH"\nsubject = "bench.verdicts"\n')
         secs = post_all(addr, pages)
         results.append(("agent: HTTP → NATS JetStream", a.pages / secs, peak_rss_mb(agent.pid)))
         agent.terminate(); agent.wait(); nats.terminate(); nats.wait()
@@ -121,7 +98,7 @@ def main():
         wait_port(kport)
         subprocess.run(["tansu", "topic", "create", "--broker", url, "verdicts"], check=True, stdout=subprocess.DEVNULL)
         d = os.path.join(tmp, "k"); os.makedirs(d)
-        agent, addr = start_agent(d, f'[[agent.sinks]]\nkind = "kafka"\nbrokers = "127.0.0.1:{kport}"\ntopic = "verdicts"\n')
+        agent, addr = start_agent(BIN, d, f'[[agent.sinks]]\nkind = "kafka"\nbrokers = "127.0.0.1:{kport}"\ntopic = "verdicts"\n')
         secs = post_all(addr, pages)
         results.append(("agent: HTTP → Kafka (tansu)", a.pages / secs, peak_rss_mb(agent.pid)))
         agent.terminate(); agent.wait(); tansu.terminate(); tansu.wait()

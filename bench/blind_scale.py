@@ -24,7 +24,7 @@ import argparse, glob, gzip, http.client, json, os, socket, subprocess, sys, tem
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from procs import free_port, peak_rss_mb, wait_port  # noqa: E402
+from procs import free_port, peak_rss_mb, start_agent, wait_port  # noqa: E402
 ROOT = os.path.join(HERE, "..")
 BIN = os.path.join(ROOT, "target", "release", "crawlsieve")
 PUBLISH, COUNT = "bench-publish-token", "bench-count-token"
@@ -170,37 +170,16 @@ def merge_scale(tmp, agents, records):
 
 
 def agent_config(tmp, name, workers, hub_port, counting=True):
-    home = os.path.join(tmp, name)
-    os.makedirs(home, exist_ok=True)
-    cfg = os.path.join(home, "agent.toml")
-    open(cfg, "w").write(f"""workers = {workers}
-[neighborhoods]
-enabled = false
-[agent]
-listen = "127.0.0.1:0"
-queue = 64
-[[agent.sources]]
-kind = "http"
-[[agent.sinks]]
-kind = "jsonl"
-path = "{home}/verdicts.jsonl"
-[agent.spool]
-dir = "{home}/spool"
-""" + ("" if not counting else f"""[agent.counts]
+    counts = f"""[agent.counts]
 set = "bench"
 hub = "http://127.0.0.1:{hub_port}"
 token_file = "{tmp}/count.token"
-dir = "{home}/counts"
+dir = "{tmp}/{name}/counts"
 agent_id = "{name}"
 interval_seconds = 5
-"""))
-    p = subprocess.Popen([BIN, "agent", "-c", cfg], stderr=subprocess.PIPE, text=True)
-    for line in p.stderr:
-        if "agent listening on http://" in line:
-            port = int(line.rsplit(":", 1)[1])
-            threading.Thread(target=lambda: p.stderr.read(), daemon=True).start()
-            return p, port
-    raise SystemExit("agent did not start")
+""" if counting else ""
+    p, addr = start_agent(BIN, os.path.join(tmp, name), counts, head=f"workers = {workers}\n")
+    return p, int(addr.rsplit(":", 1)[1])
 
 
 def post_all(ports, pages, threads=8):

@@ -114,6 +114,14 @@ fn post_counts(addr: &str, token: &str, agent: &str, batch: &str, body: &[u8]) -
     (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
+/// The status of an empty POST with a bearer token.
+fn post_empty(addr: &str, path: &str, token: &str) -> u16 {
+    let auth = format!("Bearer {token}");
+    http(addr, "POST", path, &[("Authorization", &auth)], b"")
+        .unwrap()
+        .0
+}
+
 fn discover(addr: &str) -> Value {
     let auth = format!("Bearer {PUBLISH}");
     let (status, body) = http(
@@ -313,25 +321,9 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
         disordered[51..87].copy_from_slice(&first);
         assert_eq!(post_counts(&addr, COUNT, "x", "1", &disordered).0, 400);
     }
-    let (status, _) = http(
-        &addr,
-        "POST",
-        "/v1/counts/nope",
-        &[("Authorization", &format!("Bearer {COUNT}"))],
-        b"",
-    )
-    .unwrap();
-    assert_eq!(status, 404);
+    assert_eq!(post_empty(&addr, "/v1/counts/nope", COUNT), 404);
     // A blind set is the hub's to publish.
-    let (status, _) = http(
-        &addr,
-        "POST",
-        "/v1/sets/crawl",
-        &[("Authorization", &format!("Bearer {PUBLISH}"))],
-        b"",
-    )
-    .unwrap();
-    assert_eq!(status, 409);
+    assert_eq!(post_empty(&addr, "/v1/sets/crawl", PUBLISH), 409);
     // A new agent's batch is taken and changes nothing the threshold keeps
     // only when it adds occurrences: here one more copy of everything.
     let (status, receipt) = post_counts(&addr, COUNT, "x", "1", &batch);

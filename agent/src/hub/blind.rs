@@ -276,41 +276,14 @@ async fn run(hub: &Shared, name: &str) -> anyhow::Result<Discovered> {
     Ok(discovered)
 }
 
-/// Streams a request body into `path`: at most `limit` bytes (413 beyond),
-/// cut off when nothing arrives for [`super::UPLOAD_IDLE`] (408).
+/// Streams a request body into `path`, with the limits of every upload
+/// ([`super::Frames`]).
 async fn upload_to_file(body: Body, limit: usize, path: &std::path::Path) -> Answer<()> {
-    use http_body_util::BodyExt;
     use tokio::io::AsyncWriteExt;
     let mut file = tokio::fs::File::create(path).await.map_err(internal)?;
-    let mut body = body;
-    let mut written = 0usize;
-    loop {
-        let frame = match tokio::time::timeout(super::UPLOAD_IDLE, body.frame()).await {
-            Err(_) => {
-                return Err(Failure(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "upload: nothing received for {} s",
-                        super::UPLOAD_IDLE.as_secs()
-                    ),
-                ))
-            }
-            Ok(None) => break,
-            Ok(Some(Err(e))) => {
-                return Err(Failure(StatusCode::BAD_REQUEST, format!("upload: {e}")))
-            }
-            Ok(Some(Ok(frame))) => frame,
-        };
-        if let Ok(data) = frame.into_data() {
-            written += data.len();
-            if written > limit {
-                return Err(Failure(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("upload over the limit of {limit} bytes"),
-                ));
-            }
-            file.write_all(&data).await.map_err(internal)?;
-        }
+    let mut frames = super::Frames::new(body, limit);
+    while let Some(data) = frames.next().await? {
+        file.write_all(&data).await.map_err(internal)?;
     }
     file.flush().await.map_err(internal)?;
     Ok(())

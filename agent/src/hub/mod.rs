@@ -351,37 +351,63 @@ async fn publish(
     Ok((StatusCode::CREATED, Json(info)))
 }
 
-/// Reads an upload body: at most `limit` bytes (413 beyond), and a client
-/// that stops sending for [`UPLOAD_IDLE`] is cut off (408) — it holds the
-/// publish lock.
-async fn read_upload(body: Body, limit: usize) -> Answer<Vec<u8>> {
-    use http_body_util::BodyExt;
-    let mut body = body;
-    let mut bytes = Vec::new();
-    loop {
-        let frame = match tokio::time::timeout(UPLOAD_IDLE, body.frame()).await {
-            Err(_) => {
-                return Err(Failure(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!("upload: nothing received for {} s", UPLOAD_IDLE.as_secs()),
-                ))
-            }
-            Ok(None) => return Ok(bytes),
-            Ok(Some(Err(e))) => {
-                return Err(Failure(StatusCode::BAD_REQUEST, format!("upload: {e}")))
-            }
-            Ok(Some(Ok(frame))) => frame,
-        };
-        if let Ok(data) = frame.into_data() {
-            if bytes.len() + data.len() > limit {
-                return Err(Failure(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("upload over the limit of {limit} bytes"),
-                ));
-            }
-            bytes.extend_from_slice(&data);
+/// An upload body, frame by frame: at most `limit` bytes in all (413
+/// beyond), and a client that stops sending for [`UPLOAD_IDLE`] is cut off
+/// (408) — it holds a lock meanwhile (the publish lock, or a blind set's).
+struct Frames {
+    body: Body,
+    limit: usize,
+    seen: usize,
+}
+
+impl Frames {
+    fn new(body: Body, limit: usize) -> Self {
+        Frames {
+            body,
+            limit,
+            seen: 0,
         }
     }
+
+    /// The next data, or `None` at the end of the body.
+    async fn next(&mut self) -> Answer<Option<axum::body::Bytes>> {
+        use http_body_util::BodyExt;
+        loop {
+            let frame = match tokio::time::timeout(UPLOAD_IDLE, self.body.frame()).await {
+                Err(_) => {
+                    return Err(Failure(
+                        StatusCode::REQUEST_TIMEOUT,
+                        format!("upload: nothing received for {} s", UPLOAD_IDLE.as_secs()),
+                    ))
+                }
+                Ok(None) => return Ok(None),
+                Ok(Some(Err(e))) => {
+                    return Err(Failure(StatusCode::BAD_REQUEST, format!("upload: {e}")))
+                }
+                Ok(Some(Ok(frame))) => frame,
+            };
+            if let Ok(data) = frame.into_data() {
+                self.seen += data.len();
+                if self.seen > self.limit {
+                    return Err(Failure(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        format!("upload over the limit of {} bytes", self.limit),
+                    ));
+                }
+                return Ok(Some(data));
+            }
+        }
+    }
+}
+
+/// Reads a whole upload body into memory (see [`Frames`] for its limits).
+async fn read_upload(body: Body, limit: usize) -> Answer<Vec<u8>> {
+    let mut frames = Frames::new(body, limit);
+    let mut bytes = Vec::new();
+    while let Some(data) = frames.next().await? {
+        bytes.extend_from_slice(&data);
+    }
+    Ok(bytes)
 }
 
 /// What an upload holds: a labeled-set file (its signature is not needed:

@@ -159,9 +159,7 @@ impl Model {
     pub fn shipped() -> &'static Model {
         static SHIPPED: OnceLock<Model> = OnceLock::new();
         SHIPPED.get_or_init(|| {
-            let mut raw = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(MODEL), &mut raw)
-                .expect("rules/langid.bin.gz is gzipped");
+            let raw = super::gunzip_shipped(MODEL, "rules/langid.bin.gz");
             Model::parse(&raw).expect("rules/langid.bin.gz is a langid model")
         })
     }

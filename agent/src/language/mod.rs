@@ -57,6 +57,16 @@ impl Default for Thresholds {
 /// (bench/RESULTS.md, "Language").
 const WHATLANG_BYTES: usize = 512;
 
+/// A model file built into the binary (gzip'd under `rules/`), unpacked.
+/// It was made by the build scripts and checked by the tests: a failure is
+/// a broken build, not bad input.
+fn gunzip_shipped(gz: &[u8], name: &str) -> Vec<u8> {
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut raw)
+        .unwrap_or_else(|e| panic!("{name} is not gzip: {e}"));
+    raw
+}
+
 /// The least share of a sample's trigrams that must be in the best language's
 /// profile. Text in that language: median .98, 1st percentile .82; text in a
 /// language the detectors do not know: median .84, a third below .75

@@ -66,10 +66,8 @@ impl Profiles {
     pub fn shipped() -> &'static Profiles {
         static SHIPPED: OnceLock<Profiles> = OnceLock::new();
         SHIPPED.get_or_init(|| {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(PROFILES), &mut text)
-                .expect("rules/languages.tsv.gz is gzipped UTF-8");
-            Profiles::parse(&text)
+            let raw = super::gunzip_shipped(PROFILES, "rules/languages.tsv.gz");
+            Profiles::parse(std::str::from_utf8(&raw).expect("rules/languages.tsv.gz is UTF-8"))
         })
     }
 
