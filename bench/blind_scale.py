@@ -250,10 +250,10 @@ def main():
                       f"delta {r['delta']/1e6 if r['delta'] else 0:.2f} MB; long-poll answered {r['poll_ms']:.0f} ms after; hub peak {r['rss']:.0f} MB |")
         for records in (1_000_000, 4_000_000):
             for total, first, second, rss in merge_scale(tmp, 4, records):
-                mb = total * 36 / 1e6
+                total_mb = total * 36 / 1e6
                 print(f"| hub merge, synthetic | 4 batches of {records:,} records into an empty total: {first:.1f} s "
-                      f"({mb / first:.0f} MB/s of records); one more batch of {records:,} into the {total:,}-record total: "
-                      f"{second:.1f} s ({(mb + records * 36 / 1e6) / second:.0f} MB/s); hub peak {rss:.0f} MB |")
+                      f"({total_mb / first:.0f} MB/s of records); one more batch of {records:,} into the {total:,}-record total: "
+                      f"{second:.1f} s ({(total_mb + records * 36 / 1e6) / second:.0f} MB/s); hub peak {rss:.0f} MB |")
         for layout, counting in (([2], False), ([2], True), ([1, 1], True)):
             rate = agents_run(tmp, pages, layout, counting)
             what = " + ".join(f"one agent of {w} worker" + ("s" if w > 1 else "") for w in layout)
