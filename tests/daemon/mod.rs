@@ -413,21 +413,40 @@ impl Tansu {
             std::thread::sleep(Duration::from_millis(50));
         }
         for topic in topics {
-            let ok = std::process::Command::new("tansu")
-                .args([
-                    "topic",
-                    "create",
-                    "--broker",
-                    &url,
-                    "--partitions",
-                    "3",
-                    topic,
-                ])
-                .status()
-                .unwrap();
-            assert!(ok.success(), "create topic {topic}");
+            t.create_topic(topic, 3);
         }
         Some(t)
+    }
+
+    pub fn create_topic(&self, topic: &str, partitions: u32) {
+        let ok = std::process::Command::new("tansu")
+            .args([
+                "topic",
+                "create",
+                "--broker",
+                &format!("tcp://127.0.0.1:{}", self.port),
+                "--partitions",
+                &partitions.to_string(),
+                topic,
+            ])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "create topic {topic}");
+    }
+
+    /// Messages with their keys (the default partitioner puts one key in one partition).
+    pub fn produce_keyed(&self, topic: &str, messages: &[(String, String)]) {
+        use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+        let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .create()
+            .unwrap();
+        for (key, payload) in messages {
+            p.send(BaseRecord::to(topic).key(key).payload(payload))
+                .map_err(|(e, _)| e)
+                .unwrap();
+        }
+        p.flush(Duration::from_secs(30)).unwrap();
     }
 
     pub fn brokers(&self) -> String {

@@ -61,8 +61,15 @@ pub struct MergeArgs {
     #[arg(long, short = 'o')]
     output: PathBuf,
     /// Snapshots (`neighborhoods.snapshot` files) of several agents.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "kafka")]
     snapshots: Vec<PathBuf>,
+    /// Also every partition's last checkpoint on the neighborhoods topic of a
+    /// scaled-out crawl (agents reading a Kafka topic): the brokers.
+    #[arg(long, requires = "state_topic")]
+    kafka: Option<String>,
+    /// That topic (the Kafka source's `neighborhoods_topic`).
+    #[arg(long, requires = "kafka")]
+    state_topic: Option<String>,
 }
 
 /// `crawlsieve merge-neighborhoods`: add the neighborhood states of several agents.
@@ -72,6 +79,17 @@ pub fn merge(a: MergeArgs) -> anyhow::Result<i32> {
     for path in &a.snapshots {
         let part = Neighborhoods::load(path, settings.neighborhoods.clone())?;
         merged.merge(&part);
+    }
+    if let (Some(brokers), Some(topic)) = (&a.kafka, &a.state_topic) {
+        let shards = crawlsieve::daemon::sources::kafka::handover::read_checkpoints(
+            brokers,
+            topic,
+            &settings.neighborhoods,
+        )?;
+        eprintln!("{} partitions' checkpoints from {topic}", shards.len());
+        for (_, shard) in &shards {
+            merged.merge(&shard.hoods);
+        }
     }
     merged.save(&a.output)?;
     eprintln!(

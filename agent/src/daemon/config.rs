@@ -181,6 +181,17 @@ pub enum SourceConfig {
         /// As for NATS, with the group's lag and committed offsets.
         #[serde(default = "default_stall_ms")]
         stall_after_ms: u64,
+        /// With neighborhoods on: the topic each partition's neighborhood state
+        /// is checkpointed to and handed over through when partitions move
+        /// between the agents of the group (default `<topic>.crawlsieve-neighborhoods`,
+        /// created compacted with the page topic's partition count when missing).
+        #[serde(default)]
+        neighborhoods_topic: Option<String>,
+        /// Seconds between checkpoints of the partitions' neighborhood state;
+        /// offsets are committed with each one, so a crashed agent's pages since
+        /// its last checkpoint are read again (judged again, counted once).
+        #[serde(default = "default_checkpoint_seconds")]
+        checkpoint_seconds: u64,
     },
     /// A directory the crawler writes WARC files into: each new `*.warc` /
     /// `*.warc.gz` is processed once (in-progress names such as Heritrix's
@@ -201,6 +212,9 @@ fn default_consumer() -> String {
 }
 fn default_group() -> String {
     "crawlsieve".into()
+}
+fn default_checkpoint_seconds() -> u64 {
+    5
 }
 fn default_stall_ms() -> u64 {
     30_000

@@ -7,6 +7,7 @@
 //! of refusing or dropping.
 
 use super::Agent;
+use crate::neighborhoods::shards::Place;
 use crate::page::Input;
 use crate::verdict::Verdict;
 use futures::stream::{FuturesOrdered, Stream, StreamExt};
@@ -14,8 +15,25 @@ use prometheus_client::metrics::counter::Counter;
 use std::future::Future;
 use std::time::Duration;
 
+/// What a source gets back when its page is done (an ack handle, an offset).
+/// A partitioned source's token says where the page sits, so that its
+/// verdict counts in that partition's neighborhoods.
+pub trait Token {
+    fn place(&self) -> Option<&Place> {
+        None
+    }
+}
+
+impl Token for () {}
+
+impl Token for Place {
+    fn place(&self) -> Option<&Place> {
+        Some(self)
+    }
+}
+
 /// Judges one page and delivers its verdict, waiting while the agent is saturated.
-pub async fn judge_and_deliver(agent: &Agent, mut input: Input) -> Verdict {
+pub async fn judge_and_deliver(agent: &Agent, mut input: Input, place: Option<&Place>) -> Verdict {
     let mut pause = Duration::from_millis(5);
     let rx = loop {
         if agent.spool_full() {
@@ -37,7 +55,7 @@ pub async fn judge_and_deliver(agent: &Agent, mut input: Input) -> Verdict {
         .await
         .expect("pipeline workers run for the process's lifetime");
     let mut pause = Duration::from_millis(100);
-    while let Err(e) = agent.deliver(&verdict).await {
+    while let Err(e) = agent.deliver(&verdict, place).await {
         tracing::warn!(error = %e, id = %verdict.id, "verdict not accepted; retrying");
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(5));
@@ -53,7 +71,7 @@ pub async fn judge_and_deliver(agent: &Agent, mut input: Input) -> Verdict {
 /// pages in flight; `ack` runs, in arrival order, once the page's verdict is
 /// delivered; `taken` counts the pages taken. Stops taking new pages when `stop` resolves (or the stream
 /// ends), and finishes those in flight.
-pub async fn drive<A>(
+pub async fn drive<A: Token>(
     agent: &Agent,
     window: usize,
     mut pages: impl Stream<Item = (Input, A)> + Unpin,
@@ -72,7 +90,7 @@ pub async fn drive<A>(
                 Some((input, token)) => {
                     taken.inc();
                     in_flight.push_back(async move {
-                        judge_and_deliver(agent, input).await;
+                        judge_and_deliver(agent, input, token.place()).await;
                         token
                     });
                 }

@@ -128,7 +128,7 @@ async fn pages(State(agent): State<Arc<Agent>>, headers: HeaderMap, body: Bytes)
         Ok(v) => v,
         Err(_) => return refuse(&agent, "worker_stopped", 1),
     };
-    if let Err(e) = agent.deliver(&verdict).await {
+    if let Err(e) = agent.deliver(&verdict, None).await {
         tracing::warn!(error = %e, id = %verdict.id, "verdict not accepted by every sink");
         return refuse(&agent, "sink_unavailable", 5);
     }

@@ -72,6 +72,12 @@ pub struct Metrics {
     pub counts_occurrences: Counter,
     pub counts_batches: Family<OutcomeLabel, Counter>,
     pub counts_outbox: Gauge,
+    /// Partitioned sources' neighborhood state: partitions adopted and
+    /// released, checkpoints written and failed, pages read again (judged,
+    /// not counted twice) and pages that finished after their partition moved.
+    pub handover: Family<OutcomeLabel, Counter>,
+    /// Partitions whose neighborhood state this agent holds.
+    pub handover_partitions: Gauge,
 }
 
 impl Metrics {
@@ -93,6 +99,8 @@ impl Metrics {
             counts_occurrences: Counter::default(),
             counts_batches: Family::default(),
             counts_outbox: Gauge::default(),
+            handover: Family::default(),
+            handover_partitions: Gauge::default(),
             registry: Registry::default(),
         };
         registry.register("pages_in", "Pages received", m.pages_in.clone());
@@ -157,6 +165,16 @@ impl Metrics {
             "counts_outbox",
             "Batches of counts waiting to be shipped",
             m.counts_outbox.clone(),
+        );
+        registry.register(
+            "neighborhood_handover",
+            "Partition neighborhood state: adopted, released, checkpoint, checkpoint_failed, restore_failed, replayed, unowned",
+            m.handover.clone(),
+        );
+        registry.register(
+            "neighborhood_partitions",
+            "Partitions whose neighborhood state this agent holds",
+            m.handover_partitions.clone(),
         );
         Metrics { registry, ..m }
     }

@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod pool;
 pub mod sources;
 
+use crate::neighborhoods::shards::Place;
 use crate::neighborhoods::tracker::Tracker;
 use crate::pipeline::Pipeline;
 use crate::sinks::kafka::KafkaSink;
@@ -45,7 +46,9 @@ pub struct Agent {
     pub pool: pool::Pool,
     pub outputs: Vec<Output>,
     pub metrics: Metrics,
-    pub tracker: Option<tokio::sync::Mutex<Tracker>>,
+    /// Held only for a page's bookkeeping, never across an await (the Kafka
+    /// source's rebalance callbacks take it from synchronous code).
+    pub tracker: Option<std::sync::Mutex<Tracker>>,
     pub pipeline: Arc<Pipeline>,
     pub max_page_bytes: usize,
     /// Counting the pages judged for the hub (`[agent.counts]`).
@@ -74,8 +77,10 @@ impl Agent {
         Ok(())
     }
 
-    /// Sends a verdict to every sink; Ok means every sink accepted it.
-    pub async fn deliver(&self, v: &Verdict) -> anyhow::Result<()> {
+    /// Sends a verdict to every sink; Ok means every sink accepted it. `place`:
+    /// where the page sits in a partitioned source (its neighborhoods are the
+    /// partition's).
+    pub async fn deliver(&self, v: &Verdict, place: Option<&Place>) -> anyhow::Result<()> {
         let payload = serde_json::to_vec(v)?;
         self.send_all(v.site.as_deref().unwrap_or(""), &v.id, &payload)
             .await?;
@@ -94,7 +99,13 @@ impl Agent {
                 .inc();
         }
         if let Some(t) = &self.tracker {
-            let flags = t.lock().await.observe(v)?;
+            let flags = {
+                let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
+                match place {
+                    Some(place) => t.observe_at(v, place)?,
+                    None => t.observe(v)?,
+                }
+            };
             for f in flags {
                 self.deliver_flag(&f).await?;
             }
@@ -160,6 +171,18 @@ impl Agent {
             }
             m.counts_outbox.set(s.outbox.load(Ordering::Relaxed) as i64);
         }
+        if let Some(t) = &self.tracker {
+            let t = t.lock().unwrap_or_else(|p| p.into_inner());
+            self.metrics
+                .handover_partitions
+                .set(t.shards().count() as i64);
+            for (outcome, n) in [("replayed", t.replayed), ("unowned", t.unowned)] {
+                let counter = self.metrics.handover.get_or_create(&metrics::OutcomeLabel {
+                    outcome: outcome.to_string(),
+                });
+                counter.inc_by(n.saturating_sub(counter.get()));
+            }
+        }
         for set in self.pipeline.labels().load().sets() {
             self.metrics
                 .labeled_set_version
@@ -173,7 +196,7 @@ impl Agent {
     /// End of the run: site flags of the final sweep, state saved, files synced.
     async fn finish(&self) -> anyhow::Result<()> {
         if let Some(t) = &self.tracker {
-            let flags = t.lock().await.finish()?;
+            let flags = t.lock().unwrap_or_else(|p| p.into_inner()).finish()?;
             for f in flags {
                 self.deliver_flag(&f).await?;
             }
@@ -217,7 +240,7 @@ pub async fn run(
             .unwrap_or(1)
     };
     let max_page_bytes = settings.input.max_page_bytes;
-    let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(tokio::sync::Mutex::new);
+    let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(std::sync::Mutex::new);
     let hub = settings.labels.hub.clone();
     let public = settings.labels.public_key()?;
     let min_chars = settings.chunks.min_chars;
@@ -360,12 +383,27 @@ pub async fn run(
                 topic,
                 group,
                 stall_after_ms,
+                neighborhoods_topic,
+                checkpoint_seconds,
             } => {
+                anyhow::ensure!(
+                    (1..=3600).contains(&checkpoint_seconds),
+                    "agent.sources[{i}].checkpoint_seconds: {checkpoint_seconds} is outside 1..=3600"
+                );
+                let handover = agent
+                    .tracker
+                    .is_some()
+                    .then(|| sources::kafka::HandoverConfig {
+                        state_topic: neighborhoods_topic
+                            .unwrap_or_else(|| format!("{topic}.crawlsieve-neighborhoods")),
+                        every: Duration::from_secs(checkpoint_seconds),
+                    });
                 let kafka = sources::kafka::Kafka {
                     brokers,
                     topic,
                     group,
                     stall_after: stall(stall_after_ms)?,
+                    handover,
                 };
                 queue_sources.spawn(sources::kafka(run("kafka"), kafka));
             }

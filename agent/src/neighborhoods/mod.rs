@@ -34,6 +34,7 @@
 //! agents merge by adding pages and sums (`merge`).
 
 pub mod prefixes;
+pub mod shards;
 pub mod stats;
 pub mod tracker;
 
@@ -69,6 +70,7 @@ impl Hood {
 }
 
 /// Every neighborhood seen, with the running statistic over the judged ones.
+#[derive(Clone)]
 pub struct Neighborhoods {
     settings: NeighborhoodSettings,
     hoods: HashMap<String, Hood>,
@@ -305,8 +307,21 @@ impl Neighborhoods {
         let mut w = BufWriter::new(
             std::fs::File::create(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?,
         );
+        self.write_snapshot(&mut w)?;
+        // Durable before the rename, so a machine crash leaves the old state or this one.
+        w.into_inner()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?
+            .sync_data()?;
+        std::fs::rename(&tmp, path)?;
+        crate::durable::sync_dir(path)?;
+        Ok(())
+    }
+
+    /// Writes the state as `save` stores it, to any writer (a file, a
+    /// partition's checkpoint message).
+    pub fn write_snapshot(&self, w: &mut impl Write) -> anyhow::Result<()> {
         serde_json::to_writer(
-            &mut w,
+            &mut *w,
             &SnapshotHeader {
                 crawlsieve_neighborhoods: 1,
                 pages: self.pages,
@@ -320,7 +335,7 @@ impl Neighborhoods {
         for name in names {
             let h = &self.hoods[name];
             serde_json::to_writer(
-                &mut w,
+                &mut *w,
                 &SnapshotHood {
                     n: name.clone(),
                     p: h.pages,
@@ -331,42 +346,34 @@ impl Neighborhoods {
             )?;
             w.write_all(b"\n")?;
         }
-        // Durable before the rename, so a machine crash leaves the old state or this one.
-        w.into_inner()
-            .map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?
-            .sync_data()?;
-        std::fs::rename(&tmp, path)?;
-        crate::durable::sync_dir(path)?;
         Ok(())
     }
 
     /// Loads a state saved by `save`.
     pub fn load(path: &Path, settings: NeighborhoodSettings) -> anyhow::Result<Self> {
-        let err = |e: &dyn std::fmt::Display| {
-            anyhow::anyhow!("neighborhood snapshot {}: {e}", path.display())
-        };
-        let file = std::fs::File::open(path).map_err(|e| err(&e))?;
-        let mut lines = std::io::BufReader::new(file).lines();
-        let header: SnapshotHeader = serde_json::from_str(
-            &lines
-                .next()
-                .ok_or_else(|| err(&"empty"))?
-                .map_err(|e| err(&e))?,
-        )
-        .map_err(|e| err(&e))?;
+        let file = std::fs::File::open(path)
+            .map_err(|e| anyhow::anyhow!("neighborhood snapshot {}: {e}", path.display()))?;
+        Self::read_snapshot(std::io::BufReader::new(file), settings)
+            .map_err(|e| anyhow::anyhow!("neighborhood snapshot {}: {e}", path.display()))
+    }
+
+    /// Reads a state written by `write_snapshot`.
+    pub fn read_snapshot(r: impl BufRead, settings: NeighborhoodSettings) -> anyhow::Result<Self> {
+        let mut lines = r.lines();
+        let header: SnapshotHeader =
+            serde_json::from_str(&lines.next().ok_or_else(|| anyhow::anyhow!("empty"))??)?;
         anyhow::ensure!(
             header.crawlsieve_neighborhoods == 1,
-            "{}",
-            err(&"unknown snapshot format")
+            "unknown snapshot format"
         );
         let mut n = Neighborhoods::new(settings);
         n.pages = header.pages;
         n.traps_repeated = header.traps_repeated;
         n.traps_too_long = header.traps_too_long;
         for (i, line) in lines.enumerate() {
-            let line = line.map_err(|e| err(&e))?;
+            let line = line?;
             let h: SnapshotHood =
-                serde_json::from_str(&line).map_err(|e| err(&format!("line {}: {e}", i + 2)))?;
+                serde_json::from_str(&line).map_err(|e| anyhow::anyhow!("line {}: {e}", i + 2))?;
             n.hoods.insert(
                 h.n,
                 Hood {

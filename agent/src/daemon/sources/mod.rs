@@ -71,7 +71,7 @@ impl Run {
     /// doubled per consecutive stall; `backlog` asks the broker) until the
     /// agent stops, the stream closes or the watchdog ends it; `ack` as in
     /// `feed::drive`. Says which of the three it was.
-    pub async fn drive_watched<A, Fut>(
+    pub async fn drive_watched<A: super::feed::Token, Fut>(
         &self,
         pages: impl futures::Stream<Item = (Input, A)> + Unpin,
         stall_after: Duration,

@@ -100,3 +100,7 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
         .await;
     Ok(ended)
 }
+
+/// A JetStream message is acknowledged by itself; a NATS subject is not
+/// partitioned (its neighborhoods are the agent's).
+impl crate::daemon::feed::Token for async_nats::jetstream::Message {}
