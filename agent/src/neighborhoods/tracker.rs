@@ -179,7 +179,8 @@ mod tests {
             offset,
         };
         // Not owned: finished after its partition moved; the new owner reads it again.
-        t.observe_at(&page("http://a.example/x/1", 0.9), &at(0, 3)).unwrap();
+        t.observe_at(&page("http://a.example/x/1", 0.9), &at(0, 3))
+            .unwrap();
         assert_eq!((t.unowned, t.shards().count()), (1, 0));
         // Adopted from a checkpoint that holds offsets below 10 and offset 12.
         let mut coverage = Coverage::starting_at(10);
@@ -187,7 +188,8 @@ mod tests {
         let shard = t.new_shard(coverage);
         t.adopt(("pages".into(), 0), shard);
         for offset in [7, 10, 11, 12, 13] {
-            t.observe_at(&page("http://a.example/x/1", 0.9), &at(0, offset)).unwrap();
+            t.observe_at(&page("http://a.example/x/1", 0.9), &at(0, offset))
+                .unwrap();
         }
         let shard = t.shard(&("pages".into(), 0)).unwrap();
         assert_eq!(shard.hoods.pages, 3, "offsets 10, 11 and 13");

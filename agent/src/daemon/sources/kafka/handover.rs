@@ -194,9 +194,9 @@ impl Handover {
     }
 
     /// Partitions assigned: restore each one's last checkpoint. This runs in
-    /// the rebalance callback, where the member does not heartbeat: it reads
-    /// all the checkpoints in one fetch, and a slow broker fails the run
-    /// rather than the group.
+    /// the rebalance callback, which must stay short (a slow one kept the
+    /// group rebalancing on tansu): it reads all the checkpoints in one
+    /// fetch, and a broker that cannot answer fails the run, not the group.
     pub fn adopt<C: ConsumerContext>(&self, consumer: &BaseConsumer<C>, tpl: &TopicPartitionList) {
         let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
         let mine: Vec<i32> = tpl
