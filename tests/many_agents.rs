@@ -29,7 +29,10 @@ fn distinct_judged(dirs: &[&Path]) -> usize {
         .len()
 }
 
-fn agent_config(dir: &Path, brokers: &str, set: &Path, public: &Path) -> std::path::PathBuf {
+/// An agent reading `source` (a `[[agent.sources]]` block), neighborhoods on,
+/// verdicts and flags to `dir/verdicts.jsonl`.
+fn agent_config(dir: &Path, source: &str, set: &Path, public: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
     let text = format!(
         r#"workers = 1
 [labels]
@@ -37,20 +40,17 @@ files = [{set:?}]
 public_key_file = {public:?}
 [neighborhoods]
 enabled = true
+snapshot = {:?}
 [agent]
 listen = "127.0.0.1:0"
-[[agent.sources]]
-kind = "kafka"
-brokers = "{brokers}"
-topic = "pages"
-group = "crawl"
-checkpoint_seconds = 2
+{source}
 [[agent.sinks]]
 kind = "jsonl"
 path = {:?}
 [agent.spool]
 dir = {:?}
 "#,
+        dir.join("neighborhoods.jsonl"),
         dir.join("verdicts.jsonl"),
         dir.join("spool")
     );
@@ -59,24 +59,17 @@ dir = {:?}
     path
 }
 
-#[test]
-fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
-    let Some(data) = shared_data() else { return };
-    let Some(kafka) = Tansu::start(&[]) else {
-        return;
-    };
-    kafka.create_topic("pages", 6);
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    let pages: Vec<String> = common::wcxb_pages(&data, 300, 20_001..usize::MAX)
+/// A labeled set of 10 real pages (`d/source.cslab`, key `d/k.pub`) and a crawl
+/// of 190 page envelopes keyed by site: 16 untouched sites of 10 real pages,
+/// 3 copier sites republishing the set; interleaved as a crawler fetches.
+fn labeled_crawl(d: &Path, data: &Path) -> Vec<(String, String)> {
+    let pages: Vec<String> = common::wcxb_pages(data, 300, 20_001..usize::MAX)
         .into_iter()
         .filter(|p| p.len() < 700_000)
         .take(170)
         .collect();
     assert_eq!(pages.len(), 170);
     let (source, rest) = pages.split_at(10);
-
-    // The labeled source: ten real pages, signed.
     let mut f = std::fs::File::create(d.join("source.jsonl")).unwrap();
     for (i, html) in source.iter().enumerate() {
         let page = serde_json::json!({"url": format!("http://source.example/{i}"), "html": html});
@@ -96,38 +89,28 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
         .arg(d.join("source.jsonl"))
         .output()
         .unwrap());
-
-    // The crawl: 16 untouched sites of 10 real pages, 3 copier sites that
-    // republish the source; keyed by site, interleaved as a crawler fetches.
-    let mut crawl: Vec<(String, String)> = Vec::new();
+    let mut by_site: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut add = |site: String, url: String, html: &String| {
+        let env = serde_json::json!({"url": url, "html": html}).to_string();
+        by_site.entry(site.clone()).or_default().push((site, env));
+    };
     for (i, html) in rest.iter().enumerate() {
         let site = format!("www.site{}.example", i % 16);
-        crawl.push(
-            (
-                site.clone(),
-                format!("http://{site}/blog/post-{i}.html"),
-                html.clone(),
-            )
-                .into_keyed(),
+        add(
+            site.clone(),
+            format!("http://{site}/blog/post-{i}.html"),
+            html,
         );
     }
     for c in 0..3 {
         for (i, html) in source.iter().enumerate() {
             let site = format!("copier{c}.example");
-            crawl.push(
-                (
-                    site.clone(),
-                    format!("http://{site}/mirror/page-{i}.html"),
-                    html.clone(),
-                )
-                    .into_keyed(),
+            add(
+                site.clone(),
+                format!("http://{site}/mirror/page-{i}.html"),
+                html,
             );
         }
-    }
-    // Interleave: page k of every site, then page k+1 ...
-    let mut by_site: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (site, env) in crawl {
-        by_site.entry(site.clone()).or_default().push((site, env));
     }
     let mut messages = Vec::new();
     for k in 0..10 {
@@ -136,18 +119,82 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
         }
     }
     assert_eq!(messages.len(), 190);
+    messages
+}
+
+/// Pages per site that count in the neighborhoods (those with content to
+/// match), from the verdicts, one per page id; and the `bad` site flags.
+fn expected_and_flagged(dirs: &[&Path]) -> (BTreeMap<String, u32>, BTreeSet<String>, usize) {
+    let mut verdicts: HashMap<String, serde_json::Value> = HashMap::new();
+    let mut lines = 0;
+    let mut flagged = BTreeSet::new();
+    for dir in dirs {
+        let (v, f) = records(dir);
+        lines += v.len();
+        for f in f.iter().filter(|f| f["state"] == "bad") {
+            flagged.insert(f["neighborhood"].as_str().unwrap().to_string());
+        }
+        for v in v {
+            verdicts.insert(v["id"].as_str().unwrap().to_string(), v);
+        }
+    }
+    assert_eq!(verdicts.len(), 190, "every page judged");
+    let mut expected: BTreeMap<String, u32> = BTreeMap::new();
+    for v in verdicts.values() {
+        if v["contains"].is_number() || v["shingle_contains"].is_number() {
+            let host = v["url"].as_str().unwrap().split('/').nth(2).unwrap();
+            *expected
+                .entry(host.trim_start_matches("www.").to_string())
+                .or_default() += 1;
+        }
+    }
+    (expected, flagged, lines)
+}
+
+/// A merged snapshot's pages per domain neighborhood, the bad ones, and its page total.
+fn snapshot_domains(path: &Path) -> (BTreeMap<String, u32>, BTreeSet<String>, u64) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    let mut got = BTreeMap::new();
+    let mut bad = BTreeSet::new();
+    for l in lines {
+        let h: serde_json::Value = serde_json::from_str(l).unwrap();
+        let name = h["n"].as_str().unwrap();
+        if !name.contains('/') {
+            got.insert(name.to_string(), h["p"].as_u64().unwrap() as u32);
+            if h["b"] == true {
+                bad.insert(name.to_string());
+            }
+        }
+    }
+    (got, bad, header["pages"].as_u64().unwrap())
+}
+
+fn copiers() -> BTreeSet<String> {
+    (0..3).map(|c| format!("copier{c}.example")).collect()
+}
+
+#[test]
+fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
+    let Some(data) = shared_data() else { return };
+    let Some(kafka) = Tansu::start(&[]) else {
+        return;
+    };
+    kafka.create_topic("pages", 6);
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let messages = labeled_crawl(d, &data);
 
     let dirs: Vec<_> = (0..3).map(|i| d.join(format!("agent{i}"))).collect();
     let configs: Vec<_> = dirs
         .iter()
         .map(|dir| {
-            std::fs::create_dir_all(dir).unwrap();
-            agent_config(
-                dir,
-                &kafka.brokers(),
-                &d.join("source.cslab"),
-                &d.join("k.pub"),
-            )
+            let source = format!(
+                "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"crawl\"\ncheckpoint_seconds = 2",
+                kafka.brokers()
+            );
+            agent_config(dir, &source, &d.join("source.cslab"), &d.join("k.pub"))
         })
         .collect();
     let all: Vec<&Path> = dirs.iter().map(|p| p.as_path()).collect();
@@ -192,66 +239,24 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
     assert!(a.terminate().success());
     assert!(c.terminate().success());
 
-    // Every page judged; which pages can count in the neighborhoods.
-    let mut verdicts: HashMap<String, serde_json::Value> = HashMap::new();
-    let mut lines = 0;
-    let mut flags = Vec::new();
-    for dir in &all {
-        let (v, f) = records(dir);
-        lines += v.len();
-        flags.extend(f);
-        for v in v {
-            verdicts.insert(v["id"].as_str().unwrap().to_string(), v);
-        }
-    }
-    assert_eq!(verdicts.len(), 190, "every page judged");
-    let mut expected: BTreeMap<String, u32> = BTreeMap::new();
-    for v in verdicts.values() {
-        let counts = v["contains"].is_number() || v["shingle_contains"].is_number();
-        if counts {
-            let host = v["url"].as_str().unwrap().split('/').nth(2).unwrap();
-            let domain = host.trim_start_matches("www.").to_string();
-            *expected.entry(domain).or_default() += 1;
-        }
-    }
+    let (expected, flagged, lines) = expected_and_flagged(&all);
 
     // The crawl's state: every partition's last checkpoint, merged.
-    let out = ok(bin()
+    ok(bin()
         .args(["merge-neighborhoods", "--kafka", &kafka.brokers()])
         .args(["--state-topic", "pages.crawlsieve-neighborhoods", "-o"])
         .arg(d.join("crawl.jsonl"))
         .output()
         .unwrap());
-    let _ = out;
-    let text = std::fs::read_to_string(d.join("crawl.jsonl")).unwrap();
-    let mut lines_iter = text.lines();
-    let header: serde_json::Value = serde_json::from_str(lines_iter.next().unwrap()).unwrap();
-    let mut got: BTreeMap<String, u32> = BTreeMap::new();
-    let mut bad = BTreeSet::new();
-    for l in lines_iter {
-        let h: serde_json::Value = serde_json::from_str(l).unwrap();
-        let name = h["n"].as_str().unwrap();
-        if !name.contains('/') {
-            got.insert(name.to_string(), h["p"].as_u64().unwrap() as u32);
-            if h["b"] == true {
-                bad.insert(name.to_string());
-            }
-        }
-    }
+    let (got, bad, pages) = snapshot_domains(&d.join("crawl.jsonl"));
     assert_eq!(
         got, expected,
         "each page counted once in its site's neighborhood"
     );
     let total: u32 = expected.values().sum();
-    assert_eq!(header["pages"].as_u64().unwrap(), total as u64);
-    let copiers: BTreeSet<String> = (0..3).map(|c| format!("copier{c}.example")).collect();
-    assert_eq!(bad, copiers, "the copiers are bad in the crawl's state");
-    let flagged: BTreeSet<String> = flags
-        .iter()
-        .filter(|f| f["state"] == "bad")
-        .map(|f| f["neighborhood"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(flagged, copiers, "flags: the copiers, no untouched site");
+    assert_eq!(pages, total as u64);
+    assert_eq!(bad, copiers(), "the copiers are bad in the crawl's state");
+    assert_eq!(flagged, copiers(), "flags: the copiers, no untouched site");
     eprintln!(
         "3 agents, 6 partitions, 190 pages: {lines} verdict lines ({} judged again after the kill), \
          {adopted} partitions adopted by the survivors, {replayed} pages read again and not counted again; \
@@ -261,16 +266,102 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
     );
 }
 
-trait IntoKeyed {
-    fn into_keyed(self) -> (String, String);
-}
-
-impl IntoKeyed for (String, String, String) {
-    fn into_keyed(self) -> (String, String) {
-        let (site, url, html) = self;
-        (
-            site,
-            serde_json::json!({"url": url, "html": html}).to_string(),
-        )
+/// NATS has no partition assignment in a durable consumer; the deployment
+/// partitions by subject instead (README "Many agents on one crawl"): the
+/// server maps `crawl.pages.<site>` to `crawl.pages.<k>.<site>`, k a hash of
+/// the site, and agent k reads its own stream. Each site's pages reach one
+/// agent, so its neighborhoods are whole there and the agents' snapshots
+/// add up to the crawl's (a static assignment: no hand-over).
+#[test]
+fn agents_on_nats_partition_subjects_each_hold_whole_sites() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let Some(nats) = Nats::start_with_config(
+        &d.join("nats"),
+        "mappings = {\n  \"crawl.pages.*\": \"crawl.pages.{{partition(2,1)}}.{{wildcard(1)}}\"\n}\n",
+    ) else {
+        return;
+    };
+    let messages = labeled_crawl(d, &data);
+    let dirs: Vec<_> = (0..2).map(|k| d.join(format!("agent{k}"))).collect();
+    let all: Vec<&Path> = dirs.iter().map(|p| p.as_path()).collect();
+    let mut agents: Vec<Agent> = dirs
+        .iter()
+        .enumerate()
+        .map(|(k, dir)| {
+            let source = format!(
+                "[[agent.sources]]\nkind = \"nats\"\nurl = \"{}\"\nstream = \"PAGES-{k}\"\nsubject = \"crawl.pages.{k}.*\"\nconsumer = \"crawlsieve-{k}\"",
+                nats.url()
+            );
+            Agent::start(&agent_config(dir, &source, &d.join("source.cslab"), &d.join("k.pub")))
+        })
+        .collect();
+    // The crawler publishes each page under its site (dots are subject separators).
+    nats.with_jetstream(async |js| {
+        for (site, env) in &messages {
+            let subject = format!("crawl.pages.{}", site.replace('.', "-"));
+            // The agents create their streams as they start: until then, no stream answers.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            loop {
+                let acked = match js.publish(subject.clone(), env.clone().into()).await {
+                    Ok(ack) => ack.await.is_ok(),
+                    Err(_) => false,
+                };
+                match acked {
+                    true => break,
+                    false if std::time::Instant::now() < deadline => {
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await
+                    }
+                    false => panic!("no stream took {subject}"),
+                }
+            }
+        }
+    });
+    wait_until("all 190 pages judged", 90, || distinct_judged(&all) >= 190);
+    for a in &mut agents {
+        assert!(a.terminate().success());
     }
+    // Each site on one agent.
+    let mut sites_of: Vec<BTreeSet<String>> = Vec::new();
+    for dir in &all {
+        let (v, _) = records(dir);
+        sites_of.push(
+            v.iter()
+                .map(|v| v["site"].as_str().unwrap().to_string())
+                .collect(),
+        );
+    }
+    assert!(
+        sites_of.iter().all(|s| !s.is_empty()),
+        "both partitions have sites: {sites_of:?}"
+    );
+    assert!(
+        sites_of[0].is_disjoint(&sites_of[1]),
+        "a site on both agents: {sites_of:?}"
+    );
+    let (expected, flagged, lines) = expected_and_flagged(&all);
+    assert_eq!(
+        lines, 190,
+        "each page once (nothing failed, nothing redelivered)"
+    );
+    ok(bin()
+        .args(["merge-neighborhoods", "-o"])
+        .arg(d.join("crawl.jsonl"))
+        .args(dirs.iter().map(|d| d.join("neighborhoods.jsonl")))
+        .output()
+        .unwrap());
+    let (got, bad, pages) = snapshot_domains(&d.join("crawl.jsonl"));
+    assert_eq!(
+        got, expected,
+        "each page counted once in its site's neighborhood"
+    );
+    assert_eq!(pages, expected.values().sum::<u32>() as u64);
+    assert_eq!(bad, copiers());
+    assert_eq!(flagged, copiers(), "flags: the copiers, no untouched site");
+    eprintln!(
+        "2 agents on NATS partition subjects: sites {} + {}, disjoint; 190 pages counted once",
+        sites_of[0].len(),
+        sites_of[1].len()
+    );
 }

@@ -23,6 +23,8 @@ pub struct Nats {
     pub child: Option<Child>,
     pub port: u16,
     pub dir: PathBuf,
+    /// A server configuration file (`-c`), e.g. subject mappings.
+    pub config: Option<PathBuf>,
 }
 
 impl Nats {
@@ -31,6 +33,22 @@ impl Nats {
             child: None,
             port: free_port(),
             dir: dir.to_path_buf(),
+            config: None,
+        };
+        n.restart()?;
+        Some(n)
+    }
+
+    /// Started with `config` (nats-server's configuration syntax) as its file.
+    pub fn start_with_config(dir: &Path, config: &str) -> Option<Nats> {
+        std::fs::create_dir_all(dir).unwrap();
+        let file = dir.join("nats.conf");
+        std::fs::write(&file, config).unwrap();
+        let mut n = Nats {
+            child: None,
+            port: free_port(),
+            dir: dir.to_path_buf(),
+            config: Some(file),
         };
         n.restart()?;
         Some(n)
@@ -47,6 +65,11 @@ impl Nats {
                 "-sd",
             ])
             .arg(&self.dir)
+            .args(
+                self.config
+                    .iter()
+                    .flat_map(|c| [std::ffi::OsStr::new("-c"), c.as_os_str()]),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn();
