@@ -236,6 +236,29 @@ pub fn keygen(dir: &std::path::Path) -> (PathBuf, PathBuf) {
     (key, dir.join("k.pub"))
 }
 
+/// A signed labeled set `dir/source.cslab` named `source` of `pages` (HTML)
+/// at `http://source.example/<i>`, built by `labels build` with a new key
+/// (`dir/k`, public half `dir/k.pub`).
+pub fn signed_source_set(dir: &std::path::Path, pages: &[String]) -> PathBuf {
+    use std::io::Write;
+    let mut f = std::fs::File::create(dir.join("source.jsonl")).unwrap();
+    for (i, html) in pages.iter().enumerate() {
+        let page = serde_json::json!({"url": format!("http://source.example/{i}"), "html": html});
+        writeln!(f, "{page}").unwrap();
+    }
+    drop(f);
+    let (key, _) = keygen(dir);
+    ok(bin()
+        .args(["labels", "build", "--name", "source", "--key"])
+        .arg(&key)
+        .arg("-o")
+        .arg(dir.join("source.cslab"))
+        .arg(dir.join("source.jsonl"))
+        .output()
+        .unwrap());
+    dir.join("source.cslab")
+}
+
 /// A Python with `tests/python/requirements.txt` installed from PyPI, in
 /// `target/test-venv` (made on first use; `.ci/run` makes it before the
 /// tests). `None` when it cannot be made (no `venv` module, no network) —

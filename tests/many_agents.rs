@@ -12,7 +12,6 @@ mod daemon;
 use common::{bin, ok, shared_data};
 use daemon::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
 use std::path::Path;
 
 /// (verdicts, site flags) an agent wrote.
@@ -70,25 +69,7 @@ fn labeled_crawl(d: &Path, data: &Path) -> Vec<(String, String)> {
         .collect();
     assert_eq!(pages.len(), 170);
     let (source, rest) = pages.split_at(10);
-    let mut f = std::fs::File::create(d.join("source.jsonl")).unwrap();
-    for (i, html) in source.iter().enumerate() {
-        let page = serde_json::json!({"url": format!("http://source.example/{i}"), "html": html});
-        writeln!(f, "{page}").unwrap();
-    }
-    drop(f);
-    ok(bin()
-        .args(["labels", "keygen", "-o"])
-        .arg(d.join("k"))
-        .output()
-        .unwrap());
-    ok(bin()
-        .args(["labels", "build", "--name", "source", "--key"])
-        .arg(d.join("k"))
-        .arg("-o")
-        .arg(d.join("source.cslab"))
-        .arg(d.join("source.jsonl"))
-        .output()
-        .unwrap());
+    common::signed_source_set(d, source);
     let mut by_site: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut add = |site: String, url: String, html: &String| {
         let env = serde_json::json!({"url": url, "html": html}).to_string();
@@ -171,6 +152,19 @@ fn snapshot_domains(path: &Path) -> (BTreeMap<String, u32>, BTreeSet<String>, u6
     (got, bad, header["pages"].as_u64().unwrap())
 }
 
+/// The crawl's merged state counts each page once in its site's
+/// neighborhood and holds exactly the copiers bad; the flags name them only.
+fn check_state(merged: &Path, expected: &BTreeMap<String, u32>, flagged: &BTreeSet<String>) {
+    let (got, bad, pages) = snapshot_domains(merged);
+    assert_eq!(
+        &got, expected,
+        "each page counted once in its site's neighborhood"
+    );
+    assert_eq!(pages, expected.values().sum::<u32>() as u64);
+    assert_eq!(bad, copiers(), "the copiers are bad in the crawl's state");
+    assert_eq!(flagged, &copiers(), "flags: the copiers, no untouched site");
+}
+
 fn copiers() -> BTreeSet<String> {
     (0..3).map(|c| format!("copier{c}.example")).collect()
 }
@@ -248,21 +242,14 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
         .arg(d.join("crawl.jsonl"))
         .output()
         .unwrap());
-    let (got, bad, pages) = snapshot_domains(&d.join("crawl.jsonl"));
-    assert_eq!(
-        got, expected,
-        "each page counted once in its site's neighborhood"
-    );
+    check_state(&d.join("crawl.jsonl"), &expected, &flagged);
     let total: u32 = expected.values().sum();
-    assert_eq!(pages, total as u64);
-    assert_eq!(bad, copiers(), "the copiers are bad in the crawl's state");
-    assert_eq!(flagged, copiers(), "flags: the copiers, no untouched site");
     eprintln!(
         "3 agents, 6 partitions, 190 pages: {lines} verdict lines ({} judged again after the kill), \
          {adopted} partitions adopted by the survivors, {replayed} pages read again and not counted again; \
-         {} neighborhoods of {total} pages, each counted once",
+         {} sites' {total} pages, each counted once",
         lines - 190,
-        got.len()
+        expected.len()
     );
 }
 
@@ -351,14 +338,7 @@ fn agents_on_nats_partition_subjects_each_hold_whole_sites() {
         .args(dirs.iter().map(|d| d.join("neighborhoods.jsonl")))
         .output()
         .unwrap());
-    let (got, bad, pages) = snapshot_domains(&d.join("crawl.jsonl"));
-    assert_eq!(
-        got, expected,
-        "each page counted once in its site's neighborhood"
-    );
-    assert_eq!(pages, expected.values().sum::<u32>() as u64);
-    assert_eq!(bad, copiers());
-    assert_eq!(flagged, copiers(), "flags: the copiers, no untouched site");
+    check_state(&d.join("crawl.jsonl"), &expected, &flagged);
     eprintln!(
         "2 agents on NATS partition subjects: sites {} + {}, disjoint; 190 pages counted once",
         sites_of[0].len(),

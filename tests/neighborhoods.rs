@@ -24,29 +24,7 @@ fn a_copier_site_is_flagged_in_the_crawl_log_and_the_report() {
     let (source, rest) = pages.split_at(10);
 
     // The labeled source: ten real pages.
-    let mut f = std::fs::File::create(d.join("source.jsonl")).unwrap();
-    for (i, html) in source.iter().enumerate() {
-        writeln!(
-            f,
-            "{}",
-            serde_json::json!({"url": format!("http://source.example/{i}"), "html": html})
-        )
-        .unwrap();
-    }
-    drop(f);
-    ok(bin()
-        .args(["labels", "keygen", "-o"])
-        .arg(d.join("k"))
-        .output()
-        .unwrap());
-    ok(bin()
-        .args(["labels", "build", "--name", "source", "--key"])
-        .arg(d.join("k"))
-        .arg("-o")
-        .arg(d.join("source.cslab"))
-        .arg(d.join("source.jsonl"))
-        .output()
-        .unwrap());
+    common::signed_source_set(d, source);
 
     // The crawl: six untouched sites of ten real pages each, and a copier
     // that republishes the source under its own path.

@@ -184,6 +184,15 @@ impl Handover {
         Ok(())
     }
 
+    /// The partitions of this source's topic in `tpl`.
+    fn mine(&self, tpl: &TopicPartitionList) -> Vec<i32> {
+        tpl.elements()
+            .iter()
+            .filter(|e| e.topic() == &*self.topic)
+            .map(|e| e.partition())
+            .collect()
+    }
+
     /// A page of partition `place` is delivered (pages of a partition are
     /// acknowledged in offset order).
     pub fn acked(&self, place: &Place) {
@@ -199,12 +208,7 @@ impl Handover {
     /// fetch, and a broker that cannot answer fails the run, not the group.
     pub fn adopt<C: ConsumerContext>(&self, consumer: &BaseConsumer<C>, tpl: &TopicPartitionList) {
         let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
-        let mine: Vec<i32> = tpl
-            .elements()
-            .iter()
-            .filter(|e| e.topic() == &*self.topic)
-            .map(|e| e.partition())
-            .collect();
+        let mine = self.mine(tpl);
         if mine.is_empty() {
             return;
         }
@@ -285,12 +289,7 @@ impl Handover {
         consumer: &impl Consumer<C>,
         tpl: &TopicPartitionList,
     ) {
-        let mine: Vec<i32> = tpl
-            .elements()
-            .iter()
-            .filter(|e| e.topic() == &*self.topic)
-            .map(|e| e.partition())
-            .collect();
+        let mine = self.mine(tpl);
         self.checkpoint(consumer, Which::Release(&mine));
     }
 
