@@ -130,15 +130,16 @@ impl Neighborhoods {
         let Some(p) = prefixes::prefixes(url) else {
             return Vec::new();
         };
-        self.pages += 1;
-        self.traps_repeated += p.repeated as u64;
-        self.traps_too_long += p.too_long as u64;
+        // Saturating: the figures may come from a snapshot file.
+        self.pages = self.pages.saturating_add(1);
+        self.traps_repeated = self.traps_repeated.saturating_add(p.repeated as u64);
+        self.traps_too_long = self.traps_too_long.saturating_add(p.too_long as u64);
         let min = self.settings.min_pages;
         let names: Vec<String> = p.domain.into_iter().chain(p.paths).collect();
         for name in &names {
             let h = self.hoods.entry(name.clone()).or_default();
             let before = *h;
-            h.pages += 1;
+            h.pages = h.pages.saturating_add(1);
             h.sum += contains;
             let after = *h;
             if before.pages >= min {
@@ -283,12 +284,12 @@ impl Neighborhoods {
     pub fn merge(&mut self, other: &Neighborhoods) -> Vec<SiteFlag> {
         for (name, h) in &other.hoods {
             let mine = self.hoods.entry(name.clone()).or_default();
-            mine.pages += h.pages;
+            mine.pages = mine.pages.saturating_add(h.pages);
             mine.sum += h.sum;
         }
-        self.pages += other.pages;
-        self.traps_repeated += other.traps_repeated;
-        self.traps_too_long += other.traps_too_long;
+        self.pages = self.pages.saturating_add(other.pages);
+        self.traps_repeated = self.traps_repeated.saturating_add(other.traps_repeated);
+        self.traps_too_long = self.traps_too_long.saturating_add(other.traps_too_long);
         self.rebuild_stats();
         self.sweep()
     }

@@ -65,7 +65,7 @@ impl Coverage {
             self.through = start;
             self.above = self.above.split_off(&start);
             while self.above.remove(&self.through) {
-                self.through += 1;
+                self.through = self.through.saturating_add(1);
             }
         }
     }
@@ -80,9 +80,10 @@ impl Coverage {
             return false;
         }
         if offset == self.through {
-            self.through += 1;
+            // Saturating: a checkpoint read back may say anything.
+            self.through = self.through.saturating_add(1);
             while self.above.remove(&self.through) {
-                self.through += 1;
+                self.through = self.through.saturating_add(1);
             }
         } else {
             self.above.insert(offset);
