@@ -16,8 +16,7 @@ use std::path::Path;
 
 /// (verdicts, site flags) an agent wrote.
 fn records(dir: &Path) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
-    let text = std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap_or_default();
-    common::split_lines(&text)
+    common::split_lines(&complete_lines(&dir.join("verdicts.jsonl")))
 }
 
 fn distinct_judged(dirs: &[&Path]) -> usize {

@@ -322,9 +322,16 @@ pub fn config_with_nats_source(dir: &Path, nats: &Nats) -> PathBuf {
     path
 }
 
+/// The complete lines of a file an agent is appending to: a line the agent
+/// is still writing (no newline yet) is left for the next read.
+pub fn complete_lines(path: &Path) -> String {
+    let mut text = std::fs::read_to_string(path).unwrap_or_default();
+    text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
+    text
+}
+
 pub fn jsonl_ids(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("verdicts.jsonl"))
-        .unwrap_or_default()
+    complete_lines(&dir.join("verdicts.jsonl"))
         .lines()
         .map(|l| {
             serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
