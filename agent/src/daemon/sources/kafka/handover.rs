@@ -138,12 +138,8 @@ impl Handover {
     }
 
     fn partitions(&self, topic: &str) -> anyhow::Result<Option<usize>> {
-        let md = self.reader.fetch_metadata(Some(topic), TIMEOUT)?;
-        Ok(md
-            .topics()
-            .iter()
-            .find(|t| t.name() == topic && t.error().is_none() && !t.partitions().is_empty())
-            .map(|t| t.partitions().len()))
+        let n = super::partition_ids(&self.reader, topic)?.len();
+        Ok((n > 0).then_some(n))
     }
 
     async fn ensure_state_topic(&self, brokers: &str) -> anyhow::Result<()> {
@@ -494,13 +490,7 @@ pub fn read_checkpoints(
     settings: &crate::settings::NeighborhoodSettings,
 ) -> anyhow::Result<Vec<(ShardKey, Shard)>> {
     let reader = new_reader(brokers)?;
-    let md = reader.fetch_metadata(Some(state_topic), TIMEOUT)?;
-    let partitions: Vec<i32> = md
-        .topics()
-        .iter()
-        .filter(|t| t.name() == state_topic && t.error().is_none())
-        .flat_map(|t| t.partitions().iter().map(|p| p.id()))
-        .collect();
+    let partitions = super::partition_ids(&reader, state_topic)?;
     anyhow::ensure!(!partitions.is_empty(), "topic {state_topic} does not exist");
     let mut out = Vec::new();
     for (p, bytes) in last_messages(&reader, state_topic, &partitions)? {

@@ -104,9 +104,7 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
         // A partition whose state could not be restored ends the run (its pages
         // are neither counted nor committed); the next run restores it again.
         .take_while(move |_| {
-            let ok = !failed
-                .as_ref()
-                .is_some_and(|h| h.failed.load(Ordering::Relaxed));
+            let ok = !h_failed(&failed);
             async move { ok }
         })
         .filter_map(move |m| {
@@ -195,6 +193,20 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
     Ok(ended)
 }
 
+/// The partitions of `topic` (none when it does not exist, or not yet).
+pub fn partition_ids<C: ConsumerContext>(
+    consumer: &impl Consumer<C>,
+    topic: &str,
+) -> rdkafka::error::KafkaResult<Vec<i32>> {
+    let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+    Ok(metadata
+        .topics()
+        .iter()
+        .filter(|t| t.name() == topic && t.error().is_none())
+        .flat_map(|t| t.partitions().iter().map(|p| p.id()))
+        .collect())
+}
+
 fn h_failed(h: &Option<Arc<Handover>>) -> bool {
     h.as_ref().is_some_and(|h| h.failed.load(Ordering::Relaxed))
 }
@@ -206,13 +218,7 @@ fn group_lag<C: ConsumerContext>(
     topic: &str,
 ) -> anyhow::Result<Backlog> {
     let timeout = Duration::from_secs(5);
-    let metadata = consumer.fetch_metadata(Some(topic), timeout)?;
-    let partitions: Vec<i32> = metadata
-        .topics()
-        .iter()
-        .filter(|t| t.name() == topic)
-        .flat_map(|t| t.partitions().iter().map(|p| p.id()))
-        .collect();
+    let partitions = partition_ids(consumer, topic)?;
     let mut list = TopicPartitionList::new();
     for &p in &partitions {
         list.add_partition(topic, p);
