@@ -91,7 +91,12 @@ def f1(pred_counter, ref_counter):
     return 0.0 if o == 0 else 2 * o / (np_ + nr)
 
 
-def page_f1(page, probs, threshold):
+def page_f1(page, probs, threshold, relative=None):
+    """The page's F1 when blocks of probability >= the cut are kept; the cut is
+    `threshold`, or with `relative`, at most `relative` times the page's best
+    probability (as the agent's `Model::decide_all`)."""
+    if relative is not None and len(probs):
+        threshold = min(threshold, relative * float(np.max(probs)))
     c = collections.Counter()
     for t, p in zip(page["toks"], probs):
         if p >= threshold:
@@ -99,11 +104,18 @@ def page_f1(page, probs, threshold):
     return f1(c, page["refbag"])
 
 
-def best_threshold(pages, probs):
+RELATIVE = [None, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]
+
+
+def best_cut(pages, probs):
+    """The threshold, then with it the page-relative cut (None: off), that give
+    the best mean F1 over `pages`."""
     grid = np.arange(0.2, 0.71, 0.025)
     scores = [np.mean([page_f1(p, pr, th) for p, pr in zip(pages, probs)]) for th in grid]
-    i = int(np.argmax(scores))
-    return float(grid[i]), float(scores[i])
+    th = float(grid[int(np.argmax(scores))])
+    rel = [np.mean([page_f1(p, pr, th, r) for p, pr in zip(pages, probs)]) for r in RELATIVE]
+    i = int(np.argmax(rel))
+    return th, RELATIVE[i], float(rel[i])
 
 
 def matrix(pages):
@@ -134,7 +146,7 @@ def predict(clf, pages):
     return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
 
 
-def export(clf, names, threshold):
+def export(clf, names, threshold, relative):
     trees = []
     for (pred,) in clf._predictors:
         n = pred.nodes
@@ -145,7 +157,7 @@ def export(clf, names, threshold):
             left=[int(x) for x in n["left"]], right=[int(x) for x in n["right"]],
             value=[float(np.float32(v)) if l else 0.0 for v, l in zip(n["value"], leaf)]))
     return dict(format=1, features=names, bias=float(np.ravel(clf._baseline_prediction)[0]),
-                threshold=threshold, trees=trees,
+                threshold=threshold, relative=relative, trees=trees,
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
 
 
@@ -192,12 +204,13 @@ def main():
     fold_scores, page_scores = [], [None] * len(pages)
     for k in range(a.folds):
         rest = [i for i, p in enumerate(pages) if fold_of[p["domain"]] != k]
-        th, _ = best_threshold([pages[i] for i in rest], [oof[i] for i in rest])
+        th, rel, _ = best_cut([pages[i] for i in rest], [oof[i] for i in rest])
         idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
         for i in idx:
-            page_scores[i] = page_f1(pages[i], oof[i], th)
+            page_scores[i] = page_f1(pages[i], oof[i], th, rel)
         fold_scores.append(float(np.mean([page_scores[i] for i in idx])))
-        print(f"fold {k}: {len(idx)} pages, threshold {th:.3f}, F1 {fold_scores[-1]:.3f}", file=sys.stderr)
+        print(f"fold {k}: {len(idx)} pages, threshold {th:.3f}, relative {rel}, F1 {fold_scores[-1]:.3f}",
+              file=sys.stderr)
     by_type = collections.defaultdict(list)
     for p, f in zip(pages, page_scores):
         by_type[p["type"]].append(f)
@@ -206,10 +219,10 @@ def main():
           f"per fold {' '.join(f'{s:.3f}' for s in fold_scores)}; spread {min(fold_scores):.3f}-{max(fold_scores):.3f}")
     print("per type: " + ", ".join(f"{t} {np.mean(v):.3f} ({len(v)})" for t, v in sorted(by_type.items())))
     # The shipped model: all pages; threshold from the out-of-fold predictions.
-    th, s = best_threshold(pages, oof)
-    print(f"threshold on out-of-fold predictions: {th:.3f} (F1 {s:.3f})")
+    th, rel, s = best_cut(pages, oof)
+    print(f"cut on out-of-fold predictions: threshold {th:.3f}, relative {rel} (F1 {s:.3f})")
     clf = fit(pages)
-    model = export(clf, names, th)
+    model = export(clf, names, th, rel)
     X, _, _ = matrix(pages[:50])
     ref = clf.decision_function(X)
     got = np.array([walk(model, r) for r in X])

@@ -47,6 +47,10 @@ pub(super) struct Open {
     /// O(1) (tokenizer only; lol_html pairs end tags itself).
     name_id: u32,
     below_same: u32,
+    /// A hash of the element's path: its name and class and those of every
+    /// element around it. Blocks that share it are repeats of one template
+    /// (a list's items, a grid's cards, a menu's entries).
+    path: u32,
 }
 
 pub(super) const NO_CAPTURE: u32 = u32::MAX;
@@ -108,6 +112,7 @@ impl State {
         if open.role == Role::Item && open.list == 2 {
             open.role = Role::Ordered;
         }
+        open.path = path_hash(self.stack.last().map_or(0, |o| o.path), open.path);
         open.marks = self
             .stack
             .last()
@@ -226,6 +231,7 @@ impl State {
             flags |= text::IN_ITEM;
         }
         flags |= tags::context_flag(name);
+        let own_path = element_hash(name, attrs.class.as_deref());
         self.serial += 1;
         self.push(
             Open {
@@ -245,6 +251,7 @@ impl State {
                 foreign_root: 0,
                 name_id: NO_NAME,
                 below_same: 0,
+                path: own_path,
             },
             hint,
         );
@@ -400,11 +407,14 @@ impl State {
             self.pending.clear();
             return;
         }
-        let role = self.stack.last().map_or(Role::Plain, |o| o.role);
+        let (role, path) = self
+            .stack
+            .last()
+            .map_or((Role::Plain, 0), |o| (o.role, o.path));
+        let depth = self.stack.len() as u32;
         if self.pending.is_empty() && !chunk.contains('&') {
             let flags = self.flags();
-            self.builder
-                .push_text(chunk, flags, self.stack.len() as u32, role);
+            self.builder.push_text(chunk, flags, (depth, path), role);
             return;
         }
         self.pending.push_str(chunk);
@@ -412,8 +422,7 @@ impl State {
             let pending = std::mem::take(&mut self.pending);
             let decoded = text::decode_entities(&pending);
             let flags = self.flags();
-            self.builder
-                .push_text(&decoded, flags, self.stack.len() as u32, role);
+            self.builder.push_text(&decoded, flags, (depth, path), role);
             self.pending = pending;
             self.pending.clear();
         }
@@ -513,6 +522,25 @@ impl State {
             }
         }
     }
+}
+
+/// An element's own share of its path hash: its name and its class
+/// attribute as written.
+fn element_hash(name: &str, class: Option<&str>) -> u32 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(name.as_bytes());
+    h.write_u8(0);
+    h.write(class.unwrap_or("").as_bytes());
+    h.finish() as u32
+}
+
+/// A path hash: the parent's, extended by one element's.
+fn path_hash(parent: u32, own: u32) -> u32 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u64((parent as u64) << 32 | own as u64);
+    h.finish() as u32
 }
 
 /// The attributes the analysis reads, in one pass over the element's

@@ -93,6 +93,9 @@ pub struct Block {
     pub role: Role,
     /// The first text of a table row (`tr`) is in this block.
     pub row: bool,
+    /// The path hash of the element its first text sits in (names and
+    /// classes of it and its ancestors): repeated blocks share it.
+    pub path: u32,
 }
 
 /// Builds the text and its tables; see the module documentation.
@@ -104,6 +107,7 @@ pub struct TextBuilder {
     block_start: usize,
     /// Depth of the current paragraph (see `Block::depth`).
     block_depth: u32,
+    block_path: u32,
     block_role: Role,
     block_row: bool,
     /// A table row started and no text has come since.
@@ -173,6 +177,7 @@ impl TextBuilder {
                 depth: self.block_depth,
                 role: self.block_role,
                 row: self.block_row,
+                path: self.block_path,
             });
             self.text.push('\n');
             self.block_start = self.text.len();
@@ -182,10 +187,12 @@ impl TextBuilder {
     }
 
     /// Appends visible text (entities already decoded); `depth` is the
-    /// number of open elements around it, `role` the innermost structural one's.
-    pub fn push_text(&mut self, s: &str, flags: u16, depth: u32, role: Role) {
+    /// number of open elements around it and `path` the innermost one's path
+    /// hash, `role` the innermost structural one's.
+    pub fn push_text(&mut self, s: &str, flags: u16, (depth, path): (u32, u32), role: Role) {
         if self.text.len() == self.block_start {
             self.block_depth = depth;
+            self.block_path = path;
             self.block_role = role;
             self.block_row = false;
         }
@@ -379,11 +386,11 @@ mod tests {
     #[test]
     fn collapses_whitespace_and_counts_words_across_inline_tags() {
         let mut b = TextBuilder::default();
-        b.push_text("  red-", 0, 0, Role::Plain);
+        b.push_text("  red-", 0, (0, 0), Role::Plain);
         b.tag();
-        b.push_text("or", 0, 0, Role::Plain);
+        b.push_text("or", 0, (0, 0), Role::Plain);
         b.tag();
-        b.push_text("-blue   sky\n", 0, 0, Role::Plain);
+        b.push_text("-blue   sky\n", 0, (0, 0), Role::Plain);
         b.finish();
         assert_eq!(b.text, "red-or-blue sky");
         assert_eq!(b.words, 2);
@@ -394,16 +401,16 @@ mod tests {
     #[test]
     fn blocks_are_separated_and_double_br_breaks() {
         let mut b = TextBuilder::default();
-        b.push_text("one two", 0, 0, Role::Plain);
+        b.push_text("one two", 0, (0, 0), Role::Plain);
         b.block_break();
         b.block_break(); // empty block: nothing
-        b.push_text("three", 0, 0, Role::Plain);
+        b.push_text("three", 0, (0, 0), Role::Plain);
         b.br();
-        b.push_text("four", 0, 0, Role::Plain);
+        b.push_text("four", 0, (0, 0), Role::Plain);
         b.br();
-        b.push_text(" ", 0, 0, Role::Plain);
+        b.push_text(" ", 0, (0, 0), Role::Plain);
         b.br();
-        b.push_text("five", 0, 0, Role::Plain);
+        b.push_text("five", 0, (0, 0), Role::Plain);
         b.finish();
         assert_eq!(b.text, "one two\nthree four\nfive");
         assert_eq!(b.blocks.len(), 3);
@@ -413,7 +420,7 @@ mod tests {
 
     fn words(text: &str) -> u32 {
         let mut b = TextBuilder::default();
-        b.push_text(text, 0, 0, Role::Plain);
+        b.push_text(text, 0, (0, 0), Role::Plain);
         b.finish();
         b.words
     }

@@ -86,6 +86,21 @@ const PAGE: [&str; 6] = [
     "page_item",
 ];
 
+/// The block's template: every block on the page whose first text sits at
+/// the same element path (names and classes, see `Block::path`). A listing's
+/// cards are one template of linked but wordy blocks; a menu's entries one of
+/// short linked ones; an article's paragraphs one of long unlinked ones.
+/// Last, where the block sits against the first `h1` (the content follows it).
+const TEMPLATE: [&str; 7] = [
+    "tpl_blocks",
+    "tpl_mean_words",
+    "tpl_link",
+    "tpl_plateau",
+    "tpl_page_share",
+    "tpl_spread",
+    "h1_offset",
+];
+
 /// What a row says about each enclosing region.
 const REGION: [&str; 7] = [
     "words", "link", "boiler", "plateau", "blocks", "item", "heading",
@@ -99,8 +114,12 @@ const SHARES: usize = FLAG_SHARES.len();
 const OWN: usize = SHARES + OWN_NAMES.len();
 
 /// Number of features in a row.
-pub const N: usize =
-    OWN + NEIGHBOUR.len() * OFFSETS.len() + WINDOW.len() + PAGE.len() + REGION.len() * LEVELS.len();
+pub const N: usize = OWN
+    + NEIGHBOUR.len() * OFFSETS.len()
+    + WINDOW.len()
+    + PAGE.len()
+    + REGION.len() * LEVELS.len()
+    + TEMPLATE.len();
 
 /// Feature names, in row order (the model file lists them; they must agree).
 pub fn names() -> Vec<String> {
@@ -117,6 +136,7 @@ pub fn names() -> Vec<String> {
     for l in LEVELS {
         v.extend(REGION.map(|r| format!("up{l}_{r}")));
     }
+    v.extend(TEMPLATE.map(String::from));
     debug_assert_eq!(v.len(), N);
     v
 }
@@ -229,6 +249,7 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
         }
     }
     let bounds = regions(blocks);
+    let templates = templates(analysis, &sums, plateau, total_words);
     for b in 0..nb {
         let s = &sums[b];
         let block = &blocks[b];
@@ -295,10 +316,63 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
             row[i..i + REGION.len()].copy_from_slice(&stats);
             i += REGION.len();
         }
+        row[i..i + TEMPLATE.len()].copy_from_slice(&templates[b]);
         out.push(row);
         words_before += s.words;
     }
     out
+}
+
+/// Per block, its `TEMPLATE` features: sums over the blocks of its path in
+/// one pass (a hash map keyed by path), then one lookup per block.
+fn templates(
+    analysis: &Analysis,
+    sums: &[Sums],
+    plateau: &[bool],
+    total_words: u32,
+) -> Vec<[f32; TEMPLATE.len()]> {
+    #[derive(Default)]
+    struct Group {
+        blocks: u32,
+        words: u32,
+        link: u32,
+        plateau: u32,
+        first: usize,
+        last: usize,
+    }
+    let blocks = &analysis.blocks;
+    let nb = blocks.len();
+    let span = nb.max(1) as f32;
+    let mut groups: rustc_hash::FxHashMap<u32, Group> = Default::default();
+    for (b, block) in blocks.iter().enumerate() {
+        let s = &sums[b];
+        let g = groups.entry(block.path).or_insert_with(|| Group {
+            first: b,
+            ..Default::default()
+        });
+        g.blocks += 1;
+        g.words += s.words;
+        g.link += s.flag_words[0];
+        g.plateau += if plateau[b] { s.words } else { 0 };
+        g.last = b;
+    }
+    // The first block with `h1` text (flag share 5 is `IN_H1`).
+    let h1 = sums.iter().position(|s| s.flag_words[5] > 0);
+    (0..nb)
+        .map(|b| {
+            let g = &groups[&blocks[b].path];
+            let words = g.words.max(1) as f32;
+            [
+                ln(g.blocks as f32),
+                ln(g.words as f32 / g.blocks as f32),
+                g.link as f32 / words,
+                g.plateau as f32 / words,
+                g.words as f32 / total_words.max(1) as f32,
+                (g.last - g.first) as f32 / span,
+                h1.map_or(2.0, |h| (b as f32 - h as f32) / span),
+            ]
+        })
+        .collect()
 }
 
 /// For every block and level, the half-open range of blocks `[lo, hi)` of its
@@ -389,7 +463,56 @@ fn text_stats(text: &str) -> TextStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::Block;
+    use crate::analyse::{analyse, Block};
+
+    #[test]
+    fn the_items_of_one_template_share_a_path() {
+        let card = |i: usize| {
+            format!("<li class=card><a href=/p{i}>Product {i}</a><p>A short line about product {i}.</p></li>")
+        };
+        let cards: String = (0..5).map(card).collect();
+        let html = format!(
+            "<body><ul class=menu><li><a href=/a>Home</a></li><li><a href=/b>Shop</a></li></ul>\
+             <h1>Bottles</h1><ul class=grid>{cards}</ul></body>"
+        );
+        let a = analyse(&html, None).unwrap();
+        let path = |text: &str| {
+            a.blocks
+                .iter()
+                .find(|b| a.slice(b.start, b.end) == text)
+                .unwrap()
+                .path
+        };
+        assert_eq!(path("Product 0"), path("Product 4"));
+        assert_eq!(
+            path("A short line about product 1."),
+            path("A short line about product 3.")
+        );
+        assert_ne!(path("Product 0"), path("A short line about product 0."));
+        assert_eq!(path("Home"), path("Shop"));
+        assert_ne!(
+            path("Home"),
+            path("Product 0"),
+            "another class, another template"
+        );
+        let plateau = vec![false; a.blocks.len()];
+        let rows = rows(&a, &plateau);
+        let names = names();
+        let col = |n: &str| names.iter().position(|x| x == n).unwrap();
+        let b = a
+            .blocks
+            .iter()
+            .position(|b| a.slice(b.start, b.end) == "Product 2")
+            .unwrap();
+        assert_eq!(rows[b][col("tpl_blocks")], (1.0f32 + 5.0).ln());
+        assert_eq!(rows[b][col("tpl_link")], 1.0);
+        let h1 = a
+            .blocks
+            .iter()
+            .position(|b| a.slice(b.start, b.end) == "Bottles")
+            .unwrap();
+        assert!(rows[h1 - 1][col("h1_offset")] < 0.0 && rows[b][col("h1_offset")] > 0.0);
+    }
 
     #[test]
     fn regions_match_the_quadratic_definition() {
@@ -406,6 +529,7 @@ mod tests {
                         depth: (x % 9) as u32,
                         role: Default::default(),
                         row: false,
+                        path: 0,
                     }
                 })
                 .collect();

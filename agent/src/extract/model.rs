@@ -21,6 +21,10 @@ struct File {
     bias: f32,
     /// Blocks whose probability is at least this are content.
     threshold: f32,
+    /// On a page whose most likely block is below `threshold / relative`,
+    /// blocks at least `relative` times that block's probability are content.
+    #[serde(default)]
+    relative: Option<f32>,
     trees: Vec<Tree>,
 }
 
@@ -44,6 +48,8 @@ pub struct Model {
     bias: f32,
     /// The raw-score cut: `logit(threshold)`.
     cut: f32,
+    /// See `File::relative`.
+    relative: Option<f32>,
     depth: u32,
     /// Per tree, `2^depth - 1` splits in breadth-first order.
     splits: Vec<Split>,
@@ -126,7 +132,8 @@ impl Model {
         let p = file.threshold.clamp(1e-6, 1.0 - 1e-6);
         Ok(Model {
             bias: file.bias,
-            cut: (p / (1.0 - p)).ln(),
+            cut: logit(p),
+            relative: file.relative.filter(|r| *r > 0.0 && *r <= 1.0),
             depth,
             splits,
             leaves,
@@ -158,14 +165,37 @@ impl Model {
             .map(move |(t, leaves)| (&self.splits[t * inner..(t + 1) * inner], leaves))
     }
 
-    /// Whether a row is content.
+    /// Whether a row is content, judged alone (the page's cut is not applied).
     pub fn decide(&self, row: &[f32; features::N]) -> bool {
         self.score(row) >= self.cut
     }
 
-    /// `decide` for every row. Rows go through each tree four at a time:
-    /// four independent walks keep the CPU busy while each waits on its loads.
+    /// Which of a page's blocks are content. The cut is the model's, or
+    /// lower on a page where the model is unsure of every block (a product
+    /// grid of short items): a page's content is what it has that looks most
+    /// like content, not nothing.
     pub fn decide_all(&self, rows: &[[f32; features::N]]) -> Vec<bool> {
+        let scores = self.score_all(rows);
+        let cut = self.page_cut(&scores);
+        scores.iter().map(|&s| s >= cut).collect()
+    }
+
+    /// The raw-score cut for a page whose blocks scored `scores`.
+    fn page_cut(&self, scores: &[f32]) -> f32 {
+        let Some(r) = self.relative else {
+            return self.cut;
+        };
+        let best = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        if best == f32::NEG_INFINITY {
+            return self.cut;
+        }
+        let p = (r / (1.0 + (-best).exp())).clamp(1e-6, 1.0 - 1e-6);
+        self.cut.min(logit(p))
+    }
+
+    /// `score` for every row. Rows go through each tree four at a time:
+    /// four independent walks keep the CPU busy while each waits on its loads.
+    pub fn score_all(&self, rows: &[[f32; features::N]]) -> Vec<f32> {
         const LANES: usize = 4;
         let inner = (1usize << self.depth) - 1;
         let mut out = Vec::with_capacity(rows.len());
@@ -185,11 +215,15 @@ impl Model {
                     s[l] += leaves[i[l] - inner];
                 }
             }
-            out.extend(s.iter().map(|&x| x >= self.cut));
+            out.extend(s);
         }
-        out.extend(groups.remainder().iter().map(|r| self.decide(r)));
+        out.extend(groups.remainder().iter().map(|r| self.score(r)));
         out
     }
+}
+
+fn logit(p: f32) -> f32 {
+    (p / (1.0 - p)).ln()
 }
 
 /// Every array has one entry per node, children point forward (so a walk
@@ -247,7 +281,7 @@ mod tests {
     }
 
     #[test]
-    fn batched_decisions_are_the_single_ones() {
+    fn batched_scores_are_the_single_ones() {
         let m = Model::parse(SHIPPED).unwrap();
         let mut x = 7u64;
         let rows: Vec<[f32; features::N]> = (0..203)
@@ -262,9 +296,33 @@ mod tests {
                 r
             })
             .collect();
-        let single: Vec<bool> = rows.iter().map(|r| m.decide(r)).collect();
-        assert_eq!(m.decide_all(&rows), single);
-        assert!(single.iter().any(|&b| b) && single.iter().any(|&b| !b));
+        let single: Vec<f32> = rows.iter().map(|r| m.score(r)).collect();
+        assert_eq!(m.score_all(&rows), single);
+        let decided: Vec<bool> = rows.iter().map(|r| m.decide(r)).collect();
+        assert!(decided.iter().any(|&b| b) && decided.iter().any(|&b| !b));
+    }
+
+    #[test]
+    fn an_unsure_page_keeps_its_most_likely_blocks() {
+        let names = serde_json::to_string(&features::names()).unwrap();
+        // One split on feature 0: raw score -2 (p .12) below 0.5, -0.5 (p .38) above.
+        let tree = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,-0.5]}"#;
+        let file = |relative: &str| {
+            format!(
+                r#"{{"format":1,"features":{names},"bias":0,"threshold":0.5,{relative}"trees":[{tree}]}}"#
+            )
+        };
+        let mut rows = vec![[0f32; features::N]; 3];
+        rows[1][0] = 1.0;
+        let absolute = Model::parse(&file("")).unwrap();
+        assert_eq!(absolute.decide_all(&rows), [false, false, false]);
+        let relative = Model::parse(&file(r#""relative":0.5,"#)).unwrap();
+        assert_eq!(relative.decide_all(&rows), [false, true, false]);
+        // A page with a sure block keeps the model's cut.
+        rows[2][0] = 1.0;
+        let sure = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,3]}"#;
+        let m = Model::parse(&file(r#""relative":0.5,"#).replace(tree, sure)).unwrap();
+        assert_eq!(m.decide_all(&rows), [false, true, true]);
     }
 
     #[test]
