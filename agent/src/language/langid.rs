@@ -24,10 +24,8 @@ const MODEL: &[u8] = include_bytes!("../../../rules/langid.bin.gz");
 pub struct Model {
     /// ISO 639-1 codes, in the model's class order.
     pub classes: Vec<String>,
-    next: Vec<u16>,
-    /// Per state, the range of `features` it emits.
-    offsets: Vec<u32>,
-    features: Vec<u16>,
+    /// The features' byte n-grams, read back from the DFA at load.
+    ngrams: Ngrams,
     prior: Vec<f32>,
     /// Row per feature, a log-probability per class.
     weights: Vec<f32>,
@@ -160,11 +158,14 @@ impl Model {
         static SHIPPED: OnceLock<Model> = OnceLock::new();
         SHIPPED.get_or_init(|| {
             let raw = super::gunzip_shipped(MODEL, "rules/langid.bin.gz");
-            Model::parse(&raw).expect("rules/langid.bin.gz is a langid model")
+            Model::parse(&raw)
+                .expect("rules/langid.bin.gz is a langid model")
+                .0
         })
     }
 
-    fn parse(raw: &[u8]) -> Option<Model> {
+    /// The model, and the DFA it came with (which only the tests keep).
+    fn parse(raw: &[u8]) -> Option<(Model, Dfa)> {
         let mut at = 0usize;
         let mut take = |n: usize| -> Option<&[u8]> {
             let s = raw.get(at..at.checked_add(n)?)?;
@@ -210,6 +211,12 @@ impl Model {
         if !sound {
             return None;
         }
+        let dfa = Dfa {
+            next,
+            offsets,
+            features,
+        };
+        let ngrams = Ngrams::from_dfa(&dfa, features_n)?;
         let outsider_classes: Vec<usize> = classes
             .iter()
             .enumerate()
@@ -236,19 +243,20 @@ impl Model {
                 by_code.entry(m.code).or_default().push(i);
             }
         }
-        Some(Model {
-            by_code,
-            classes,
-            next,
-            offsets,
-            features,
-            prior,
-            weights,
-            outsider_classes,
-            outsider_weights,
-            columns,
-            features_n,
-        })
+        Some((
+            Model {
+                by_code,
+                classes,
+                ngrams,
+                prior,
+                weights,
+                outsider_classes,
+                outsider_weights,
+                columns,
+                features_n,
+            },
+            dfa,
+        ))
     }
 
     /// The language outside crawlsieve's codes that `text` is in rather than
@@ -284,28 +292,23 @@ impl Model {
             .then(|| self.classes[self.outsider_classes[g.class]].as_str())
     }
 
-    /// Calls `each(feature, times)` for every feature of `text`.
+    /// Calls `each(feature, times)` for every feature of `text`, in the order
+    /// first seen: every byte n-gram of `text` that is a feature, counted.
     fn each_feature(&self, text: &[u8], mut each: impl FnMut(usize, f32)) {
-        // How often each emitting state is entered (a state's n-grams are
-        // counted that many times), in the order first entered.
-        let mut times = vec![0u16; self.offsets.len()];
-        let mut entered: Vec<u16> = Vec::with_capacity(256);
-        let mut state = 0usize;
-        for &b in text {
-            state = self.next[(state << 8) | b as usize] as usize;
-            if self.offsets[state] != self.offsets[state + 1] {
-                if times[state] == 0 {
-                    entered.push(state as u16);
-                }
-                times[state] = times[state].saturating_add(1);
+        let mut times = vec![0u16; self.features_n];
+        let mut seen: Vec<u16> = Vec::with_capacity(256);
+        self.ngrams.each(text, |f| {
+            let t = &mut times[f as usize];
+            if *t == 0 {
+                seen.push(f);
             }
-        }
-        for &s in &entered {
-            let s = s as usize;
-            let (from, to) = (self.offsets[s] as usize, self.offsets[s + 1] as usize);
-            for &f in &self.features[from..to] {
-                each(f as usize, times[s] as f32);
-            }
+            *t = t.saturating_add(1);
+        });
+        // In feature order, as langid.py's dot product sums them: the same
+        // floats whatever order the text shows them in.
+        seen.sort_unstable();
+        for &f in &seen {
+            each(f as usize, times[f as usize] as f32);
         }
     }
 
@@ -335,6 +338,115 @@ impl Model {
     }
 }
 
+/// langid.py ships its features as a DFA (Aho–Corasick over byte n-grams):
+/// a state per n-gram prefix, 256 next states each, 4.7 MB for its 9,118
+/// states. Every byte read is a step to a random place in that table — a
+/// cache miss in a pipeline that does other work between pages — while the
+/// features themselves are 7,480 n-grams of at most four bytes. Looked up
+/// by the n-grams ending at each byte, in tables of a few hundred KB, the
+/// same features come out in a fraction of the time.
+struct Ngrams {
+    /// A single byte's feature, or `NONE`.
+    single: Box<[u16; 256]>,
+    /// Longer n-grams by length (index 0: two bytes), the bytes packed
+    /// big-endian into a u32.
+    longer: Vec<rustc_hash::FxHashMap<u32, u16>>,
+}
+
+const NONE: u16 = u16::MAX;
+
+/// langid.py's features are byte 1- to 4-grams; a model with longer ones is
+/// not one this reads.
+const MAX_NGRAM: usize = 4;
+
+impl Ngrams {
+    /// Each feature's n-gram: the shortest input that reaches a state
+    /// emitting it (in an Aho–Corasick automaton a state's shortest input is
+    /// its trie string; a feature is emitted first by the state whose string
+    /// it is, and by states of longer strings ending in it after that).
+    fn from_dfa(dfa: &Dfa, features_n: usize) -> Option<Ngrams> {
+        let states = dfa.offsets.len() - 1;
+        let mut string: Vec<Option<Vec<u8>>> = vec![None; states];
+        string[0] = Some(Vec::new());
+        let mut queue = std::collections::VecDeque::from([0usize]);
+        let mut ngram: Vec<Option<Vec<u8>>> = vec![None; features_n];
+        while let Some(s) = queue.pop_front() {
+            let w = string[s].clone().expect("queued states have a string");
+            let (from, to) = (dfa.offsets[s] as usize, dfa.offsets[s + 1] as usize);
+            for &f in &dfa.features[from..to] {
+                // Breadth first: the first state to emit a feature has the shortest string.
+                ngram[f as usize].get_or_insert_with(|| w.clone());
+            }
+            if w.len() == MAX_NGRAM {
+                continue;
+            }
+            for b in 0..256usize {
+                let t = dfa.next[(s << 8) | b] as usize;
+                if string[t].is_none() {
+                    let mut longer = w.clone();
+                    longer.push(b as u8);
+                    string[t] = Some(longer);
+                    queue.push_back(t);
+                }
+            }
+        }
+        if string.iter().any(|w| w.is_none()) {
+            // A state deeper than `MAX_NGRAM`, or one no input reaches.
+            return None;
+        }
+        let mut single = Box::new([NONE; 256]);
+        let mut longer = vec![rustc_hash::FxHashMap::default(); MAX_NGRAM - 1];
+        for (f, g) in ngram.iter().enumerate() {
+            match g.as_deref() {
+                Some([b]) => single[*b as usize] = f as u16,
+                Some(g) if (2..=MAX_NGRAM).contains(&g.len()) => {
+                    let key = g.iter().fold(0u32, |k, &b| (k << 8) | b as u32);
+                    longer[g.len() - 2].insert(key, f as u16);
+                }
+                // An emitted feature the shortest strings cannot spell: not
+                // langid's automaton.
+                Some(_) => return None,
+                // A feature no state emits is never counted either way.
+                None => {}
+            }
+        }
+        Some(Ngrams { single, longer })
+    }
+
+    /// Calls `found(feature)` for every feature n-gram of `text`, by the
+    /// position it ends at, shortest first (as the DFA emits them).
+    #[inline]
+    fn each(&self, text: &[u8], mut found: impl FnMut(u16)) {
+        let mut window = 0u32;
+        for (i, &b) in text.iter().enumerate() {
+            window = (window << 8) | b as u32;
+            let f = self.single[b as usize];
+            if f != NONE {
+                found(f);
+            }
+            for (n, table) in self.longer.iter().enumerate().take(i.min(MAX_NGRAM - 1)) {
+                let len = n + 2;
+                let key = if len == 4 {
+                    window
+                } else {
+                    window & ((1u32 << (8 * len)) - 1)
+                };
+                if let Some(&f) = table.get(&key) {
+                    found(f);
+                }
+            }
+        }
+    }
+}
+
+/// The automaton as the model file holds it.
+struct Dfa {
+    next: Vec<u16>,
+    /// Per state, the range of `features` it emits.
+    offsets: Vec<u32>,
+    features: Vec<u16>,
+}
+
 /// The best of `scores` (log-probabilities), its probability normalised over
 /// them: 1 / Σ exp(s_i − s_best), the log-sum-exp of langid.py's norm_probs.
 fn best(scores: &[f64]) -> Guess {
@@ -353,6 +465,69 @@ fn best(scores: &[f64]) -> Guess {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    /// Feature counts as langid.py's DFA makes them.
+    fn by_dfa(dfa: &Dfa, text: &[u8]) -> BTreeMap<u16, u32> {
+        let mut out = BTreeMap::new();
+        let mut state = 0usize;
+        for &b in text {
+            state = dfa.next[(state << 8) | b as usize] as usize;
+            let (from, to) = (dfa.offsets[state] as usize, dfa.offsets[state + 1] as usize);
+            for &f in &dfa.features[from..to] {
+                *out.entry(f).or_default() += 1;
+            }
+        }
+        out
+    }
+
+    fn by_ngrams(m: &Model, text: &[u8]) -> BTreeMap<u16, u32> {
+        let mut out = BTreeMap::new();
+        m.ngrams.each(text, |f| *out.entry(f).or_default() += 1);
+        out
+    }
+
+    #[test]
+    fn the_ngram_tables_count_what_the_dfa_counts() {
+        let raw = super::super::gunzip_shipped(MODEL, "rules/langid.bin.gz");
+        let (m, dfa) = Model::parse(&raw).unwrap();
+        let mut texts: Vec<Vec<u8>> = [
+            "The quick brown fox jumps over the lazy dog.",
+            "A lingua galega é unha lingua romance falada principalmente en Galicia.",
+            "Қазақстан Республикасы Орталық Азияның солтүстігінде орналасқан.",
+            "日本語の文章と中文的句子，한국어 문장, ภาษาไทย, हिन्दी भाषा, العربية.",
+            "",
+            "a",
+            "ab",
+        ]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+        // Pseudo-random bytes and pseudo-random mixes of the texts' bytes.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let pool: Vec<u8> = texts.concat();
+        for len in [1usize, 2, 3, 4, 5, 17, 512, 4096] {
+            texts.push((0..len).map(|_| next() as u8).collect());
+            texts.push(
+                (0..len)
+                    .map(|_| pool[next() as usize % pool.len()])
+                    .collect(),
+            );
+        }
+        let mut features = 0;
+        for t in &texts {
+            let want = by_dfa(&dfa, t);
+            assert_eq!(by_ngrams(&m, t), want, "{:?}", String::from_utf8_lossy(t));
+            features += want.len();
+        }
+        assert!(features > 1000, "the texts hit {features} features");
+    }
 
     #[test]
     fn the_shipped_model_loads_and_tells_languages_apart() {
@@ -401,6 +576,7 @@ mod tests {
             }
         }
         // Empty and binary input: a class, never a panic.
+        let _ = m.classify(b"x");
         let _ = m.classify(b"");
         let _ = m.classify(&[0xff, 0x00, 0xfe, 0x80]);
     }
