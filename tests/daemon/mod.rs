@@ -168,6 +168,12 @@ impl Agent {
         let mut child = bin()
             .args(["agent", "-c"])
             .arg(config)
+            // The agent's own account of what it did (partitions adopted and
+            // released, sources restarted) in a failing test's output.
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG").unwrap_or_else(|_| "warn,crawlsieve=info".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -507,6 +513,41 @@ impl Tansu {
                 .unwrap();
         }
         p.flush(Duration::from_secs(30)).unwrap();
+    }
+
+    /// Messages of `topic` past `group`'s committed offsets (all of them in
+    /// a partition the group never committed): 0 once the group has
+    /// committed every page of the topic.
+    pub fn committed_lag(&self, group: &str, topic: &str, partitions: i32) -> i64 {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        use rdkafka::{Offset, TopicPartitionList};
+        let t = Duration::from_secs(5);
+        // A consumer with the group's id reads its commits without joining it.
+        let c: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .set("group.id", group)
+            .set("enable.auto.commit", "false")
+            .create()
+            .unwrap();
+        let mut list = TopicPartitionList::new();
+        for p in 0..partitions {
+            list.add_partition(topic, p);
+        }
+        let Ok(committed) = c.committed_offsets(list, t) else {
+            return i64::MAX;
+        };
+        (0..partitions)
+            .map(|p| {
+                let Ok((low, high)) = c.fetch_watermarks(topic, p, t) else {
+                    return i64::MAX / 8;
+                };
+                let at = match committed.find_partition(topic, p).map(|e| e.offset()) {
+                    Some(Offset::Offset(o)) => o,
+                    _ => low,
+                };
+                (high - at).max(0)
+            })
+            .sum()
     }
 
     /// (key, verdict id) of every message of `topic`, read until `want` arrived or a timeout.
