@@ -11,10 +11,12 @@
 //! crawlsieve's codes, the page's language is `unknown` rather than a
 //! neighbour's code (README "Languages").
 //!
-//! Classification is langid.py's: the bytes drive a DFA whose states emit
-//! feature ids (the n-grams ending there); a feature seen n times adds n
-//! times its log-probability row to the class priors; the best class wins,
-//! its probability normalised over all classes. Linear in the sample.
+//! Classification is langid.py's: its features are byte n-grams (one to
+//! four bytes; the model file holds them as langid.py does, a DFA whose
+//! states emit the n-grams ending there, read back into lookup tables at
+//! load); a feature seen n times adds n times its log-probability row to the
+//! class priors; the best class wins, its probability normalised over all
+//! classes. Linear in the sample: at most four lookups a byte.
 
 use std::sync::OnceLock;
 
