@@ -253,7 +253,7 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
     // checkpoint that holds its pages, so the state then holds the crawl.
     wait_until("every page committed", 120, || {
         std::thread::sleep(std::time::Duration::from_millis(200));
-        kafka.committed_lag("crawl", "pages", 6) == 0
+        kafka.committed_lag("crawl", "pages") == 0
     });
     let replayed = a.metric("crawlsieve_neighborhood_handover_total{outcome=\"replayed\"}")
         + c.metric("crawlsieve_neighborhood_handover_total{outcome=\"replayed\"}");

@@ -517,37 +517,15 @@ impl Tansu {
 
     /// Messages of `topic` past `group`'s committed offsets (all of them in
     /// a partition the group never committed): 0 once the group has
-    /// committed every page of the topic.
-    pub fn committed_lag(&self, group: &str, topic: &str, partitions: i32) -> i64 {
-        use rdkafka::consumer::{BaseConsumer, Consumer};
-        use rdkafka::{Offset, TopicPartitionList};
-        let t = Duration::from_secs(5);
-        // A consumer with the group's id reads its commits without joining it.
-        let c: BaseConsumer = rdkafka::ClientConfig::new()
+    /// committed every page of the topic. The agent's own watchdog measure.
+    pub fn committed_lag(&self, group: &str, topic: &str) -> u64 {
+        let c: rdkafka::consumer::BaseConsumer = rdkafka::ClientConfig::new()
             .set("bootstrap.servers", self.brokers())
             .set("group.id", group)
             .set("enable.auto.commit", "false")
             .create()
             .unwrap();
-        let mut list = TopicPartitionList::new();
-        for p in 0..partitions {
-            list.add_partition(topic, p);
-        }
-        let Ok(committed) = c.committed_offsets(list, t) else {
-            return i64::MAX;
-        };
-        (0..partitions)
-            .map(|p| {
-                let Ok((low, high)) = c.fetch_watermarks(topic, p, t) else {
-                    return i64::MAX / 8;
-                };
-                let at = match committed.find_partition(topic, p).map(|e| e.offset()) {
-                    Some(Offset::Offset(o)) => o,
-                    _ => low,
-                };
-                (high - at).max(0)
-            })
-            .sum()
+        crawlsieve::daemon::sources::kafka::group_lag(&c, topic).map_or(u64::MAX, |b| b.waiting)
     }
 
     /// (key, verdict id) of every message of `topic`, read until `want` arrived or a timeout.

@@ -192,10 +192,9 @@ impl Profiles {
         let total = |k: usize| {
             folded[k] + found[k] as i64 + trigrams as i64 * self.langs[table.langs[k]].floor as i64
         };
-        // (total, language) over the script's languages; `hits` by position.
-        let mut ranked: Vec<(i64, usize)> =
-            (0..width).map(|k| (total(k), table.langs[k])).collect();
-        let position = |l: usize| table.langs.iter().position(|&x| x == l).unwrap_or(0);
+        // (total, language, its place in the table) over the script's languages.
+        let mut ranked: Vec<(i64, usize, usize)> =
+            (0..width).map(|k| (total(k), table.langs[k], k)).collect();
         let n = ranked.len().min(3);
         ranked.select_nth_unstable(n - 1);
         ranked[..n].sort_unstable();
@@ -214,7 +213,7 @@ impl Profiles {
             margin,
             trigrams,
             in_script: in_script as f64 / letters.max(1) as f64,
-            fit: hits[position(ranked[0].1)] as f64 / trigrams as f64,
+            fit: hits[ranked[0].2] as f64 / trigrams as f64,
         })
     }
 }

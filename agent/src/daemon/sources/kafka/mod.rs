@@ -150,7 +150,7 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
     });
     let backlog = || {
         let (consumer, topic) = (consumer.clone(), cfg.topic.clone());
-        async move { tokio::task::spawn_blocking(move || group_lag(&consumer, &topic)).await? }
+        async move { tokio::task::spawn_blocking(move || group_lag(&*consumer, &topic)).await? }
     };
     let stall_after = cfg.stall_after.max(MIN_STALL_AFTER);
     let ended = run
@@ -211,10 +211,12 @@ fn h_failed(h: &Option<Arc<Handover>>) -> bool {
     h.as_ref().is_some_and(|h| h.failed.load(Ordering::Relaxed))
 }
 
-/// The group's lag on `topic` (waiting) and the sum of its committed offsets
-/// (position: it moves when any member of the group makes progress).
-fn group_lag<C: ConsumerContext>(
-    consumer: &StreamConsumer<C>,
+/// The lag on `topic` of `consumer`'s group (waiting) and the sum of its
+/// committed offsets (position: it moves when any member of the group makes
+/// progress). Any consumer configured with the group's id can ask, without
+/// joining the group.
+pub fn group_lag<C: ConsumerContext>(
+    consumer: &impl Consumer<C>,
     topic: &str,
 ) -> anyhow::Result<Backlog> {
     let timeout = Duration::from_secs(5);
