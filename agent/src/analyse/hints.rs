@@ -215,21 +215,33 @@ pub fn hints(
 /// What class and id names say, remembered per page: pages repeat the same
 /// class strings on hundreds of elements, and matching them was ~8 % of the
 /// pipeline. Bounded: past `NAME_CACHE_MAX` distinct names it starts over.
+///
+/// Keyed by a 64-bit hash of the name, not the name: no copy of each new
+/// name, no comparison of long utility-class strings on every hit. Two names
+/// of one page sharing a hash (about 4096² / 2⁶⁵ ≈ 5·10⁻¹³ for a full cache)
+/// would share their hints; a page can give itself any hints by its class
+/// names anyway.
 #[derive(Default)]
-pub struct NameCache(rustc_hash::FxHashMap<Box<str>, Hints>);
+pub struct NameCache(rustc_hash::FxHashMap<u64, Hints>);
 
 const NAME_CACHE_MAX: usize = 4096;
 
 impl NameCache {
     fn get(&mut self, name: &str) -> Hints {
-        if let Some(&h) = self.0.get(name) {
+        let key = {
+            use std::hash::{BuildHasher, Hasher};
+            let mut h = rustc_hash::FxBuildHasher.build_hasher();
+            h.write(name.as_bytes());
+            h.finish()
+        };
+        if let Some(&h) = self.0.get(&key) {
             return h;
         }
         let h = name_hints(name);
         if self.0.len() >= NAME_CACHE_MAX {
             self.0.clear();
         }
-        self.0.insert(name.into(), h);
+        self.0.insert(key, h);
         h
     }
 }
