@@ -228,12 +228,7 @@ const NAME_CACHE_MAX: usize = 4096;
 
 impl NameCache {
     fn get(&mut self, name: &str) -> Hints {
-        let key = {
-            use std::hash::{BuildHasher, Hasher};
-            let mut h = rustc_hash::FxBuildHasher.build_hasher();
-            h.write(name.as_bytes());
-            h.finish()
-        };
+        let key = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, name);
         if let Some(&h) = self.0.get(&key) {
             return h;
         }

@@ -153,7 +153,8 @@ impl Profiles {
             .iter()
             .find(|(s, _)| *s == script)
             .map(|(_, bits)| &bits[..])?;
-        let mut sums = Sums::new(table);
+        // A trigram ends at each letter at most: a 1 KB sample needs 1 K keys, not a block.
+        let mut sums = Sums::new(table, text.len().min(Sums::BLOCK));
         let (mut letters, mut in_script) = (0usize, 0usize);
         for_each_trigram(
             text,
@@ -226,12 +227,13 @@ struct Sums<'t> {
 impl<'t> Sums<'t> {
     const BLOCK: usize = 4096;
 
-    fn new(table: &'t Table) -> Self {
+    /// `keys`: how many keys to make room for at first (at most `BLOCK` are held).
+    fn new(table: &'t Table, keys: usize) -> Self {
         let width = table.langs.len();
         Sums {
             table,
-            keys: Vec::with_capacity(Self::BLOCK),
-            rows: Vec::with_capacity(Self::BLOCK),
+            keys: Vec::with_capacity(keys),
+            rows: Vec::with_capacity(keys),
             block: vec![0; width],
             found: vec![0; width],
             hits: vec![0; width],
