@@ -75,7 +75,8 @@ def main():
     codes = iso3()
     listing = subprocess.run([args.binary, "languages"], capture_output=True, text=True, check=True).stdout
     known = {line.split("\t")[0] for line in listing.splitlines()[1:]}
-    macros = {"msa": {"msa", "ind", "zsm"}, "hbs": {"hrv", "bos", "srp"}, "nor": {"nob", "nno"}}
+    macros = {"msa": {"msa", "ind", "zsm"}, "hbs": {"hrv", "bos", "srp"}, "nor": {"nob", "nno"},
+              "kur": {"kmr", "ckb", "sdh"}}
 
     pages = []
     for loc in sorted(os.listdir(LOCALES)):

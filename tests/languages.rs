@@ -100,33 +100,36 @@ fn the_languages_command_lists_every_code_and_stops_quietly_on_a_closed_pipe() {
     for (_, code) in CODES {
         assert!(codes.contains(code), "{code} missing from {codes:?}");
     }
-    for m in ["msa", "hbs", "nor", "cmn", "jpn"] {
+    for m in [
+        "msa", "hbs", "nor", "cmn", "jpn", "glg", "oci", "kur", "dzo",
+    ] {
         assert!(codes.contains(&m), "{m} missing");
     }
     // A reader that stops after the first line (`| head -1`): no panic, exit 0.
     common::assert_quiet_on_closed_stdout(&["languages"]);
 }
 
-/// Pages in Occitan and Aragonese, languages crawlsieve has no code for: the
-/// two detectors read them as their neighbours (Catalan, Spanish); langid's
-/// veto makes them `unknown`. `language.outsider_probability = 0` turns the
-/// veto off and shows the neighbour's code it stands in front of.
+/// Pages in Occitan and Aragonese, languages only langid knows: the two
+/// main detectors read them as their neighbours (Catalan, Spanish); langid
+/// vetoes that code and names the language. `language.outsider_codes = false`
+/// leaves them `unknown`; `language.outsider_probability = 0` turns langid
+/// off and shows the neighbour's code it stands in front of.
 #[test]
-fn close_relatives_without_a_code_are_unknown_not_a_neighbours_code() {
+fn close_relatives_get_their_own_code_or_unknown_not_a_neighbours_code() {
     let pages = [
-        ("cat", "L'occitan o lenga d'òc es una lenga romanica parlada dins lo sud de França, dins las \
+        ("oci", "cat", "L'occitan o lenga d'òc es una lenga romanica parlada dins lo sud de França, dins las \
             valadas occitanas d'Itàlia, a Mónegue e dins la Val d'Aran en Catalonha. Es una lenga amb \
             una longa tradicion literària: los trobadors de l'Edat Mejana escriguèron en occitan de \
             poèmas que son encara legits uèi. Lo nombre de parlants es dificil de dire, mas se parla de \
             mai d'un milion de personas que la compreno. Uèi l'occitan s'ensenha dins d'escòlas \
             associativas, las calandretas, e dins d'unes licèus e universitats."),
-        ("spa", "L'aragonés ye una luenga romanica parlata en a redolada d'Aragón, mas que mas en as \
+        ("arg", "spa", "L'aragonés ye una luenga romanica parlata en a redolada d'Aragón, mas que mas en as \
             valles d'o Pireneu. Ye una luenga minoritaria e en periglo de desaparixer, pero encara la \
             fablan uns quantos millars de personas en os lugars d'a montanya. Tiene una literatura \
             antiga y moderna, y bi ha asociacions que treballan ta ensinyar-la en as escuelas y ta \
             normalizar-la en a vida publica d'o país."),
     ];
-    for (neighbour, text) in pages {
+    for (own, neighbour, text) in pages {
         let html = format!("<html><body><article><p>{text}</p></article></body></html>");
         let page = serde_json::json!({"url": "http://x.example/lenga", "html": html}).to_string();
         let lang = |extra: &[&str]| {
@@ -142,7 +145,8 @@ fn close_relatives_without_a_code_are_unknown_not_a_neighbours_code() {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             v["lang"].as_str().unwrap_or_default().to_string()
         };
-        assert_eq!(lang(&[]), "unknown", "{text}");
+        assert_eq!(lang(&[]), own, "{text}");
+        assert_eq!(lang(&["--set", "language.outsider_codes=false"]), "unknown");
         assert_eq!(
             lang(&["--set", "language.outsider_probability=0"]),
             neighbour

@@ -89,9 +89,13 @@ pub struct LanguageSettings {
     pub allow: Vec<String>,
     pub min_confidence: f64,
     pub min_margin: f64,
-    /// How sure langid's model must be that a page is in a language
-    /// crawlsieve has no code for to make its code `unknown` (README, "Languages").
+    /// How sure langid's model must be that a page is in one of the 21
+    /// languages only it knows to veto the other detectors' code, and to
+    /// name that language (README, "Languages").
     pub outsider_probability: f64,
+    /// Whether langid names the languages only it knows where it vetoes the
+    /// other detectors or they found no code (README, "Languages").
+    pub outsider_codes: bool,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
 }
@@ -102,6 +106,7 @@ impl LanguageSettings {
             min_confidence: self.min_confidence,
             min_margin: self.min_margin,
             outsider_probability: self.outsider_probability,
+            outsider_codes: self.outsider_codes,
         }
     }
 }

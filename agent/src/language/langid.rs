@@ -34,6 +34,8 @@ pub struct Model {
     /// The outsiders' classes, and their weights as a row per feature (the
     /// veto reads these for every page: contiguous, 21 floats a feature).
     outsider_classes: Vec<usize>,
+    /// Their ISO 639-3 codes, in the same order.
+    outsider_codes: Vec<&'static str>,
     outsider_weights: Vec<f32>,
     /// The weights again as a column per class (a class's column is 30 KB:
     /// the few columns of the decided language stay in cache).
@@ -43,106 +45,129 @@ pub struct Model {
     by_code: std::collections::HashMap<&'static str, Vec<usize>>,
 }
 
-/// langid's classes (ISO 639-1) as the ISO 639-3 codes crawlsieve reports;
-/// `None` for a class crawlsieve does not know (an outsider).
-const CODES: &[(&str, Option<&str>)] = &[
-    ("af", Some("afr")),
-    ("am", Some("amh")),
-    ("an", None),
-    ("ar", Some("ara")),
-    ("as", None),
-    ("az", Some("aze")),
-    ("be", Some("bel")),
-    ("bg", Some("bul")),
-    ("bn", Some("ben")),
-    ("br", None),
-    ("bs", Some("bos")),
-    ("ca", Some("cat")),
-    ("cs", Some("ces")),
-    ("cy", Some("cym")),
-    ("da", Some("dan")),
-    ("de", Some("deu")),
-    ("dz", None),
-    ("el", Some("ell")),
-    ("en", Some("eng")),
-    ("eo", Some("epo")),
-    ("es", Some("spa")),
-    ("et", Some("est")),
-    ("eu", Some("eus")),
-    ("fa", Some("pes")),
-    ("fi", Some("fin")),
-    ("fo", None),
-    ("fr", Some("fra")),
-    ("ga", Some("gle")),
-    ("gl", None),
-    ("gu", Some("guj")),
-    ("he", Some("heb")),
-    ("hi", Some("hin")),
-    ("hr", Some("hrv")),
-    ("ht", None),
-    ("hu", Some("hun")),
-    ("hy", Some("hye")),
-    ("id", Some("ind")),
-    ("is", Some("isl")),
-    ("it", Some("ita")),
-    ("ja", Some("jpn")),
-    ("jv", Some("jav")),
-    ("ka", Some("kat")),
-    ("kk", Some("kaz")),
-    ("km", Some("khm")),
-    ("kn", Some("kan")),
-    ("ko", Some("kor")),
-    ("ku", None),
-    ("ky", None),
-    ("la", Some("lat")),
-    ("lb", None),
-    ("lo", None),
-    ("lt", Some("lit")),
-    ("lv", Some("lav")),
-    ("mg", None),
-    ("mk", Some("mkd")),
-    ("ml", Some("mal")),
-    ("mn", Some("mon")),
-    ("mr", Some("mar")),
-    ("ms", Some("msa")),
-    ("mt", None),
-    ("nb", Some("nob")),
-    ("ne", Some("nep")),
-    ("nl", Some("nld")),
-    ("nn", Some("nno")),
-    ("no", Some("nor")),
-    ("oc", None),
-    ("or", Some("ori")),
-    ("pa", Some("pan")),
-    ("pl", Some("pol")),
-    ("ps", None),
-    ("pt", Some("por")),
-    ("qu", None),
-    ("ro", Some("ron")),
-    ("ru", Some("rus")),
-    ("rw", None),
-    ("se", None),
-    ("si", Some("sin")),
-    ("sk", Some("slk")),
-    ("sl", Some("slv")),
-    ("sq", Some("sqi")),
-    ("sr", Some("srp")),
-    ("sv", Some("swe")),
-    ("sw", Some("swa")),
-    ("ta", Some("tam")),
-    ("te", Some("tel")),
-    ("th", Some("tha")),
-    ("tl", Some("tgl")),
-    ("tr", Some("tur")),
-    ("ug", None),
-    ("uk", Some("ukr")),
-    ("ur", Some("urd")),
-    ("vi", Some("vie")),
-    ("vo", None),
-    ("wa", None),
-    ("xh", Some("xho")),
-    ("zh", Some("cmn")),
-    ("zu", Some("zul")),
+/// The least margin (nats per feature occurrence over the runner-up) for
+/// langid to name one of its own languages. Its probabilities are those of
+/// naive Bayes, 0.99+ on nearly every page, so they cannot tell a sure answer
+/// from a guess among relatives; the margin can. Chosen on the development
+/// half of `../shared/data/langid` (75 languages, none of them langid's
+/// own, so every name given there is wrong): the names it gave there
+/// (Bengali as Assamese, German as Luxembourgish) had margins of at most
+/// 0.023; 0.025 names none of them (bench/RESULTS.md, "Language: langid
+/// names its own languages").
+const NAMING_MARGIN: f64 = 0.025;
+
+/// What crawlsieve makes of one of langid's classes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Class {
+    /// A language whatlang or the profiles know (ISO 639-3): langid only
+    /// checks their decision.
+    Known(&'static str),
+    /// A language only langid knows (ISO 639-3; `kur` is the macrolanguage,
+    /// langid's Kurdish is mostly Kurmanji): langid names it when it is sure.
+    Outsider(&'static str),
+}
+
+use Class::{Known, Outsider};
+
+/// langid's classes (ISO 639-1) and the ISO 639-3 codes crawlsieve reports.
+const CODES: &[(&str, Class)] = &[
+    ("af", Known("afr")),
+    ("am", Known("amh")),
+    ("an", Outsider("arg")),
+    ("ar", Known("ara")),
+    ("as", Outsider("asm")),
+    ("az", Known("aze")),
+    ("be", Known("bel")),
+    ("bg", Known("bul")),
+    ("bn", Known("ben")),
+    ("br", Outsider("bre")),
+    ("bs", Known("bos")),
+    ("ca", Known("cat")),
+    ("cs", Known("ces")),
+    ("cy", Known("cym")),
+    ("da", Known("dan")),
+    ("de", Known("deu")),
+    ("dz", Outsider("dzo")),
+    ("el", Known("ell")),
+    ("en", Known("eng")),
+    ("eo", Known("epo")),
+    ("es", Known("spa")),
+    ("et", Known("est")),
+    ("eu", Known("eus")),
+    ("fa", Known("pes")),
+    ("fi", Known("fin")),
+    ("fo", Outsider("fao")),
+    ("fr", Known("fra")),
+    ("ga", Known("gle")),
+    ("gl", Outsider("glg")),
+    ("gu", Known("guj")),
+    ("he", Known("heb")),
+    ("hi", Known("hin")),
+    ("hr", Known("hrv")),
+    ("ht", Outsider("hat")),
+    ("hu", Known("hun")),
+    ("hy", Known("hye")),
+    ("id", Known("ind")),
+    ("is", Known("isl")),
+    ("it", Known("ita")),
+    ("ja", Known("jpn")),
+    ("jv", Known("jav")),
+    ("ka", Known("kat")),
+    ("kk", Known("kaz")),
+    ("km", Known("khm")),
+    ("kn", Known("kan")),
+    ("ko", Known("kor")),
+    ("ku", Outsider("kur")),
+    ("ky", Outsider("kir")),
+    ("la", Known("lat")),
+    ("lb", Outsider("ltz")),
+    ("lo", Outsider("lao")),
+    ("lt", Known("lit")),
+    ("lv", Known("lav")),
+    ("mg", Outsider("mlg")),
+    ("mk", Known("mkd")),
+    ("ml", Known("mal")),
+    ("mn", Known("mon")),
+    ("mr", Known("mar")),
+    ("ms", Known("msa")),
+    ("mt", Outsider("mlt")),
+    ("nb", Known("nob")),
+    ("ne", Known("nep")),
+    ("nl", Known("nld")),
+    ("nn", Known("nno")),
+    ("no", Known("nor")),
+    ("oc", Outsider("oci")),
+    ("or", Known("ori")),
+    ("pa", Known("pan")),
+    ("pl", Known("pol")),
+    ("ps", Outsider("pus")),
+    ("pt", Known("por")),
+    ("qu", Outsider("que")),
+    ("ro", Known("ron")),
+    ("ru", Known("rus")),
+    ("rw", Outsider("kin")),
+    ("se", Outsider("sme")),
+    ("si", Known("sin")),
+    ("sk", Known("slk")),
+    ("sl", Known("slv")),
+    ("sq", Known("sqi")),
+    ("sr", Known("srp")),
+    ("sv", Known("swe")),
+    ("sw", Known("swa")),
+    ("ta", Known("tam")),
+    ("te", Known("tel")),
+    ("th", Known("tha")),
+    ("tl", Known("tgl")),
+    ("tr", Known("tur")),
+    ("ug", Outsider("uig")),
+    ("uk", Known("ukr")),
+    ("ur", Known("urd")),
+    ("vi", Known("vie")),
+    ("vo", Outsider("vol")),
+    ("wa", Outsider("wln")),
+    ("xh", Known("xho")),
+    ("zh", Known("cmn")),
+    ("zu", Known("zul")),
 ];
 
 /// What the model says of a text.
@@ -152,6 +177,9 @@ pub struct Guess {
     pub class: usize,
     /// Its probability among the 97 classes.
     pub probability: f64,
+    /// How much more likely it is than the runner-up, in nats per feature
+    /// occurrence read (0 with fewer than two classes or no feature).
+    pub margin: f64,
 }
 
 impl Model {
@@ -219,12 +247,15 @@ impl Model {
             features,
         };
         let ngrams = Ngrams::from_dfa(&dfa, features_n)?;
-        let outsider_classes: Vec<usize> = classes
+        let class_of = |c: &str| CODES.iter().find(|(two, _)| *two == c).map(|&(_, k)| k);
+        let (outsider_classes, outsider_codes): (Vec<usize>, Vec<&'static str>) = classes
             .iter()
             .enumerate()
-            .filter(|(_, c)| CODES.iter().any(|(two, three)| two == c && three.is_none()))
-            .map(|(i, _)| i)
-            .collect();
+            .filter_map(|(i, c)| match class_of(c)? {
+                Outsider(three) => Some((i, three)),
+                Known(_) => None,
+            })
+            .unzip();
         let outsider_weights = weights
             .chunks_exact(classes_n)
             .flat_map(|row| outsider_classes.iter().map(move |&k| row[k]))
@@ -234,7 +265,7 @@ impl Model {
             .collect();
         let mut by_code: std::collections::HashMap<&'static str, Vec<usize>> = Default::default();
         for (i, c) in classes.iter().enumerate() {
-            let Some(three) = CODES.iter().find(|(two, _)| two == c).and_then(|(_, t)| *t) else {
+            let Some(Known(three)) = class_of(c) else {
                 continue;
             };
             by_code.entry(three).or_default().push(i);
@@ -253,6 +284,7 @@ impl Model {
                 prior,
                 weights,
                 outsider_classes,
+                outsider_codes,
                 outsider_weights,
                 columns,
                 features_n,
@@ -277,7 +309,9 @@ impl Model {
             .collect();
         let mut sums = vec![0f32; o + ours.len()];
         let fs = self.features_n;
+        let mut occurrences = 0f64;
         self.each_feature(text, |f, n| {
+            occurrences += n as f64;
             let row = &self.outsider_weights[f * o..(f + 1) * o];
             for (r, &x) in sums.iter_mut().zip(row) {
                 *r += n * x;
@@ -289,9 +323,37 @@ impl Model {
         for (s, r) in scores.iter_mut().zip(&sums) {
             *s += *r as f64;
         }
-        let g = best(&scores);
+        let g = best(&scores, occurrences);
         (g.class < o && g.probability >= min_probability)
             .then(|| self.classes[self.outsider_classes[g.class]].as_str())
+    }
+
+    /// The language only langid knows that `text` is in, when langid is sure
+    /// of it among all its 97 languages: its ISO 639-3 code and probability.
+    /// `None` when the most probable language is one crawlsieve's other
+    /// detectors know, or is less probable than `min_probability`.
+    ///
+    /// The veto above compares an outsider with the decided language only;
+    /// naming one takes more: Asturian is an outsider against Spanish, but
+    /// it is not Galician either, and here Galician must beat every language,
+    /// Spanish and Portuguese too, to be named. The cost (every class's
+    /// column) is paid only on pages the veto or the other detectors left
+    /// without a code.
+    pub fn named_outsider(&self, text: &[u8], min_probability: f64) -> Option<(&'static str, f64)> {
+        let g = self.classify(text);
+        if g.probability < min_probability || g.margin < NAMING_MARGIN {
+            return None;
+        }
+        let i = self.outsider_classes.iter().position(|&k| k == g.class)?;
+        Some((self.outsider_codes[i], g.probability))
+    }
+
+    /// The ISO 639-3 codes of the languages only langid knows.
+    pub fn outsider_codes() -> impl Iterator<Item = &'static str> {
+        CODES.iter().filter_map(|&(_, c)| match c {
+            Outsider(three) => Some(three),
+            Known(_) => None,
+        })
     }
 
     /// Calls `each(feature, times)` for every feature of `text`, in the order
@@ -327,7 +389,9 @@ impl Model {
         let all = self.classes.len();
         let mut scores: Vec<f64> = classes.iter().map(|&k| self.prior[k] as f64).collect();
         let mut sums = vec![0f32; classes.len()];
+        let mut occurrences = 0f64;
         self.each_feature(text, |f, n| {
+            occurrences += n as f64;
             let w = &self.weights[f * all..(f + 1) * all];
             for (r, &k) in sums.iter_mut().zip(classes) {
                 *r += n * w[k];
@@ -336,7 +400,7 @@ impl Model {
         for (s, r) in scores.iter_mut().zip(&sums) {
             *s += *r as f64;
         }
-        best(&scores)
+        best(&scores, occurrences)
     }
 }
 
@@ -451,16 +515,27 @@ struct Dfa {
 
 /// The best of `scores` (log-probabilities), its probability normalised over
 /// them: 1 / Σ exp(s_i − s_best), the log-sum-exp of langid.py's norm_probs.
-fn best(scores: &[f64]) -> Guess {
+fn best(scores: &[f64], occurrences: f64) -> Guess {
     let (class, &top) = scores
         .iter()
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(b.1))
         .expect("at least one class");
     let total: f64 = scores.iter().map(|&s| (s - top).exp()).sum();
+    let runner_up = scores
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != class)
+        .map(|(_, &s)| s)
+        .fold(f64::NEG_INFINITY, f64::max);
     Guess {
         class,
         probability: 1.0 / total,
+        margin: if runner_up.is_finite() && occurrences > 0.0 {
+            (top - runner_up) / occurrences
+        } else {
+            0.0
+        },
     }
 }
 
@@ -569,14 +644,32 @@ mod tests {
             None,
             "not one of langid's"
         );
-        for (_, three) in CODES {
-            if let Some(t) = three {
-                assert!(
+        for &(_, class) in CODES {
+            match class {
+                Known(t) => assert!(
                     super::super::is_known(t),
                     "{t} maps a langid class to a code crawlsieve lacks"
-                );
+                ),
+                // An outsider is a language neither other detector names:
+                // langid's code must not shadow one of theirs.
+                Outsider(t) => assert!(
+                    whatlang::Lang::from_code(t).is_none()
+                        && !super::super::Profiles::shipped().knows(t)
+                        && !super::super::MACROLANGUAGES.iter().any(|m| m.code == t),
+                    "{t} is an outsider the other detectors know"
+                ),
             }
         }
+        // Named only when langid is sure among all its languages.
+        let gl = "A lingua galega é unha lingua romance falada principalmente en Galicia, onde é oficial xunto co castelán. Ten unha longa tradición literaria e fálana preto de tres millóns de persoas.";
+        let named = m.named_outsider(gl.as_bytes(), 0.9);
+        assert_eq!(named.map(|(c, _)| c), Some("glg"), "{named:?}");
+        assert_eq!(
+            m.named_outsider(es.as_bytes(), 0.9),
+            None,
+            "Spanish is not an outsider"
+        );
+        assert_eq!(Model::outsider_codes().count(), m.outsider_classes.len());
         // Empty and binary input: a class, never a panic.
         let _ = m.classify(b"x");
         let _ = m.classify(b"");

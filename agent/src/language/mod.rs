@@ -37,9 +37,12 @@ pub struct Thresholds {
     /// The profiles' margin (nats per trigram over the runner-up) for them to
     /// name a language whatlang does not know, or to stand against whatlang.
     pub min_margin: f64,
-    /// langid's probability for a language without a code that turns the
-    /// decided code into `unknown`; 0: no veto (langid is not run).
+    /// langid's probability for one of the languages only it knows: against
+    /// the decided code, it vetoes that code; among all of langid's
+    /// languages, it names that language. 0: langid is not run.
     pub outsider_probability: f64,
+    /// Whether langid may name its own languages (otherwise it only vetoes).
+    pub outsider_codes: bool,
 }
 
 impl Default for Thresholds {
@@ -48,6 +51,7 @@ impl Default for Thresholds {
             min_confidence: 0.0,
             min_margin: 0.12,
             outsider_probability: 0.9,
+            outsider_codes: true,
         }
     }
 }
@@ -87,25 +91,70 @@ const UNKNOWN: Detected = Detected {
 /// languages of that script; then whatlang among the profiles' three best and
 /// the languages of the script only whatlang knows (a restricted whatlang
 /// costs a fraction of a full one: its cost is per candidate language).
+/// Then langid, the third detector, checks the decision against the 21
+/// languages only it knows; where it vetoes, or where the first two found
+/// no code, it names one of those languages if it is sure of it
+/// ([`second_opinion`]).
 pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     let sample = crate::analyse::text::prefix(text, sample_bytes);
+    // Soft hyphens (U+00AD) are invisible break points inside words; a page
+    // hyphenated for layout ("Werk\u{AD}zeug\u{AD}in\u{AD}dus\u{AD}trien") has one
+    // every few letters, and each breaks the trigrams around it: its text
+    // no longer fits its language's profile.
+    let unhyphenated;
+    let sample = if memchr::memmem::find(sample.as_bytes(), "\u{AD}".as_bytes()).is_some() {
+        unhyphenated = sample.replace('\u{AD}', "");
+        unhyphenated.as_str()
+    } else {
+        sample
+    };
     let decided = decide(sample, t);
+    if t.outsider_probability <= 0.0 {
+        return decided;
+    }
+    let head = crate::analyse::text::prefix(sample, OUTSIDER_BYTES);
+    let model = langid::Model::shipped();
     match decided.code {
         // A close relative the two detectors do not know (Galician read as
-        // Portuguese, Occitan as Catalan): langid.py's model vetoes.
+        // Portuguese, Occitan as Catalan): langid vetoes.
         Some(code)
-            if t.outsider_probability > 0.0
-                && langid::Model::shipped()
-                    .outsider(
-                        crate::analyse::text::prefix(sample, OUTSIDER_BYTES).as_bytes(),
-                        code,
-                        t.outsider_probability,
-                    )
-                    .is_some() =>
+            if model
+                .outsider(head.as_bytes(), code, t.outsider_probability)
+                .is_some() =>
         {
-            UNKNOWN
+            second_opinion(model, head, t)
         }
-        _ => decided,
+        Some(_) => decided,
+        None => second_opinion(model, head, t),
+    }
+}
+
+/// The least letters a sample needs before langid may name a language on
+/// its own: on a few words its probabilities say more about its priors
+/// than about the text.
+const MIN_LETTERS: usize = 50;
+
+/// langid's own answer for a page the other two detectors could not name
+/// (or named a relative of): one of the languages only langid knows, when it
+/// is the most probable of all langid's languages by
+/// `language.outsider_probability`; otherwise unknown.
+fn second_opinion(model: &langid::Model, head: &str, t: Thresholds) -> Detected {
+    if !t.outsider_codes
+        || head
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .take(MIN_LETTERS)
+            .count()
+            < MIN_LETTERS
+    {
+        return UNKNOWN;
+    }
+    match model.named_outsider(head.as_bytes(), t.outsider_probability) {
+        Some((code, probability)) => Detected {
+            code: Some(code),
+            confidence: probability,
+        },
+        None => UNKNOWN,
     }
 }
 
@@ -288,6 +337,13 @@ pub fn known() -> Vec<Known> {
             });
         }
     }
+    for code in langid::Model::outsider_codes() {
+        out.push(Known {
+            code,
+            script: langid_script(code),
+            by: "langid".to_string(),
+        });
+    }
     for m in MACROLANGUAGES {
         let by = format!("macrolanguage of {}", m.members.join(", "));
         match out.iter_mut().find(|k| k.code == m.code) {
@@ -303,11 +359,25 @@ pub fn known() -> Vec<Known> {
     out
 }
 
-/// Whether either detector knows `code` (for validating the allow-list).
+/// The script a language only langid knows is written in (for
+/// `crawlsieve languages`).
+fn langid_script(code: &str) -> &'static str {
+    match code {
+        "asm" => "Bengali",
+        "dzo" => "Tibetan",
+        "kir" => "Cyrillic",
+        "lao" => "Lao",
+        "pus" | "uig" => "Arabic",
+        _ => "Latin",
+    }
+}
+
+/// Whether a detector can give `code` (for validating the allow-list).
 pub fn is_known(code: &str) -> bool {
     whatlang::Lang::from_code(code).is_some()
         || Profiles::shipped().knows(code)
         || MACROLANGUAGES.iter().any(|m| m.code == code)
+        || langid::Model::outsider_codes().any(|c| c == code)
 }
 
 #[cfg(test)]
@@ -328,6 +398,14 @@ mod tests {
         detect("ééééé", 3, Thresholds::default());
         assert_eq!(code(""), None);
         assert!(is_known("eng") && is_known("kaz") && !is_known("xx"));
+    }
+
+    #[test]
+    fn soft_hyphens_do_not_hide_the_language() {
+        // A real page (trafilatura-eval, steinzeitwissen.de) hyphenated for
+        // layout: `unknown` (and then Luxembourgish by langid) before.
+        let de = "Es be\u{AD}ste\u{AD}hen mar\u{AD}kante Un\u{AD}ter\u{AD}schiede zwi\u{AD}schen den Werk\u{AD}zeug\u{AD}in\u{AD}dus\u{AD}trien des Mit\u{AD}tel\u{2013} und Jung\u{AD}pa\u{AD}läo\u{AD}li\u{AD}thi\u{AD}kums. In der Über\u{AD}sicht wer\u{AD}den ei\u{AD}nige Werk\u{AD}zeug\u{AD}ty\u{AD}pen und ihre Lauf\u{AD}zei\u{AD}ten be\u{AD}han\u{AD}delt. Ab\u{AD}schläge mit und ohne Mo\u{AD}di\u{AD}fi\u{AD}ka\u{AD}tion wur\u{AD}den als ein\u{AD}fa\u{AD}che Ge\u{AD}räte ge\u{AD}nutzt.";
+        assert_eq!(code(de), Some("deu"));
     }
 
     #[test]
