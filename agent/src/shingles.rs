@@ -109,10 +109,9 @@ pub fn words(text: &str, mut word: impl FnMut(&str)) {
 pub struct Shingler {
     k: usize,
     sample: u64,
-    /// The current chunk's word hashes (a window is hashed from here).
-    window: Vec<u64>,
-    /// Scratch for one shingle's input bytes.
-    bytes: Vec<u8>,
+    /// The current chunk's word hashes, each as its 8 little-endian bytes:
+    /// a shingle's input (step 3) is a slice of it, hashed where it lies.
+    words: Vec<u8>,
     sampled: Vec<u64>,
     ones: Ones,
 }
@@ -130,8 +129,7 @@ impl Shingler {
         Shingler {
             k,
             sample,
-            window: Vec::new(),
-            bytes: Vec::with_capacity(8 * k),
+            words: Vec::new(),
             sampled: Vec::new(),
             ones: Ones::default(),
         }
@@ -139,18 +137,17 @@ impl Shingler {
 
     /// Adds one normalised chunk.
     pub fn add_chunk(&mut self, normalised: &str) {
-        self.window.clear();
-        let window = &mut self.window;
-        words(normalised, |w| window.push(xxh3_64(w.as_bytes())));
-        if self.window.len() < self.k {
+        self.words.clear();
+        let bytes = &mut self.words;
+        words(normalised, |w| {
+            bytes.extend_from_slice(&xxh3_64(w.as_bytes()).to_le_bytes())
+        });
+        let width = 8 * self.k;
+        if self.words.len() < width {
             return;
         }
-        for shingle in self.window.windows(self.k) {
-            self.bytes.clear();
-            for h in shingle {
-                self.bytes.extend_from_slice(&h.to_le_bytes());
-            }
-            let h = xxh3_64(&self.bytes);
+        for at in (0..=self.words.len() - width).step_by(8) {
+            let h = xxh3_64(&self.words[at..at + width]);
             self.ones.add(h);
             if h % self.sample == 0 {
                 self.sampled.push(h);

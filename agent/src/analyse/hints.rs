@@ -189,8 +189,12 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
         }
     }
     Matcher {
+        // Matched on the name as written: no lower-cased copy of each new
+        // name (the patterns are lower-case ASCII, and ASCII case folding
+        // keeps every byte where it is, so the matches are the same).
         automaton: AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .ascii_case_insensitive(true)
             .build(&patterns)
             .expect("static patterns build"),
         kinds,
@@ -253,9 +257,9 @@ pub fn hints_cached(
     let mut strong_boiler = BOILER_TAGS.contains(&tag);
     let mut strong_good = GOOD_TAGS.contains(&tag);
     if let Some(role) = role {
-        let role = role.trim().to_ascii_lowercase();
-        strong_boiler |= BOILER_ROLES.contains(&role.as_str());
-        strong_good |= GOOD_ROLES.contains(&role.as_str());
+        let role = role.trim();
+        strong_boiler |= BOILER_ROLES.iter().any(|r| r.eq_ignore_ascii_case(role));
+        strong_good |= GOOD_ROLES.iter().any(|r| r.eq_ignore_ascii_case(role));
     }
     if let Some(prop) = itemprop {
         let prop = prop.to_ascii_lowercase();
@@ -289,8 +293,7 @@ pub fn hints_cached(
 fn name_hints(name: &str) -> Hints {
     let mut h = Hints::default();
     let original = name.as_bytes();
-    let lower = name.to_ascii_lowercase();
-    for m in MATCHER.automaton.find_overlapping_iter(&lower) {
+    for m in MATCHER.automaton.find_overlapping_iter(name) {
         let (start, end) = (m.start(), m.end());
         match MATCHER.kinds[m.pattern().as_usize()] {
             Pattern::BoilerSubstring => h.boiler = true,
@@ -328,6 +331,33 @@ fn is_word(s: &[u8], start: usize, end: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_patterns_are_lower_case_ascii() {
+        // The automaton folds ASCII case instead of lower-casing each name:
+        // the same matches only while every pattern is lower-case ASCII.
+        for p in BOILER_TOKENS
+            .iter()
+            .chain(BOILER_SUBSTRINGS)
+            .chain(GOOD_TOKENS)
+            .chain(INVISIBLE_WORDS)
+            .chain(BOILER_ROLES)
+            .chain(GOOD_ROLES)
+        {
+            assert!(
+                p.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()),
+                "{p}"
+            );
+        }
+        let h = hints(
+            "div",
+            Some("Site-NAVIGATION menuBar"),
+            None,
+            Some(" Navigation "),
+            None,
+        );
+        assert!(h.boiler && !h.good, "{h:?}");
+    }
 
     #[test]
     fn tokens_and_hints() {
