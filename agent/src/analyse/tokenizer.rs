@@ -105,6 +105,38 @@ fn is_space(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
+/// Bytes that end an attribute's name (white space, `/`, `>`, `=`) and an
+/// unquoted value (white space, `>`), one table lookup a byte instead of
+/// up to eight comparisons: attribute names and values are most of a tag's
+/// bytes.
+const ENDS_NAME: u8 = 1;
+const ENDS_UNQUOTED: u8 = 2;
+static ENDS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let space = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        if space || matches!(b, b'/' | b'>' | b'=') {
+            t[c] |= ENDS_NAME;
+        }
+        if space || b == b'>' {
+            t[c] |= ENDS_UNQUOTED;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// The first index from `at` whose byte has `class` in `ENDS`, or the end.
+#[inline]
+fn until(b: &[u8], mut at: usize, class: u8) -> usize {
+    while at < b.len() && ENDS[b[at] as usize] & class == 0 {
+        at += 1;
+    }
+    at
+}
+
 /// What a tag scan found.
 struct TagEnd {
     /// Just past the `>`.
@@ -263,10 +295,7 @@ impl<'a> Tokenizer<'a> {
             }
             // A name: its first character may be `=`.
             let name_start = at;
-            at += 1;
-            while at < b.len() && !is_space(b[at]) && !matches!(b[at], b'/' | b'>' | b'=') {
-                at += 1;
-            }
+            at = until(b, at + 1, ENDS_NAME);
             let name_end = at;
             while at < b.len() && is_space(b[at]) {
                 at += 1;
@@ -286,9 +315,7 @@ impl<'a> Tokenizer<'a> {
                     b'>' => {}
                     _ => {
                         let start = at;
-                        while at < b.len() && !is_space(b[at]) && b[at] != b'>' {
-                            at += 1;
-                        }
+                        at = until(b, at, ENDS_UNQUOTED);
                         value = (start, at);
                     }
                 }
