@@ -329,7 +329,9 @@ impl Model {
     }
 
     /// The language only langid knows that `text` is in, when langid is sure
-    /// of it among all its 97 languages: its ISO 639-3 code and probability.
+    /// of it among all its 97 languages: its ISO 639-3 code and how sure,
+    /// 0.5..1 (its margin over the runner-up, scaled as the profiles' is:
+    /// naive Bayes probabilities are 1.0 on nearly every page).
     /// `None` when the most probable language is one crawlsieve's other
     /// detectors know, or is less probable than `min_probability`.
     ///
@@ -345,7 +347,9 @@ impl Model {
             return None;
         }
         let i = self.outsider_classes.iter().position(|&k| k == g.class)?;
-        Some((self.outsider_codes[i], g.probability))
+        // As the profiles' confidence: the margin over twice the least one.
+        let confidence = (g.margin / (2.0 * NAMING_MARGIN)).min(1.0);
+        Some((self.outsider_codes[i], confidence))
     }
 
     /// The ISO 639-3 codes of the languages only langid knows.
@@ -664,6 +668,10 @@ mod tests {
         let gl = "A lingua galega é unha lingua romance falada principalmente en Galicia, onde é oficial xunto co castelán. Ten unha longa tradición literaria e fálana preto de tres millóns de persoas.";
         let named = m.named_outsider(gl.as_bytes(), 0.9);
         assert_eq!(named.map(|(c, _)| c), Some("glg"), "{named:?}");
+        assert!(
+            named.is_some_and(|(_, sure)| (0.5..=1.0).contains(&sure)),
+            "{named:?}"
+        );
         assert_eq!(
             m.named_outsider(es.as_bytes(), 0.9),
             None,

@@ -25,7 +25,8 @@ pub struct Detected {
     /// ISO 639-3 code (`eng`, `deu`, ...), `None` when unknown.
     pub code: Option<&'static str>,
     /// How sure the deciding detector is, 0..1 (0 when unknown): whatlang's
-    /// confidence, or the profiles' margin over their runner-up scaled to 0..1.
+    /// confidence, or the profiles' (langid's) margin over their runner-up
+    /// scaled to 0..1.
     pub confidence: f64,
 }
 
@@ -150,9 +151,9 @@ fn second_opinion(model: &langid::Model, head: &str, t: Thresholds) -> Detected 
         return UNKNOWN;
     }
     match model.named_outsider(head.as_bytes(), t.outsider_probability) {
-        Some((code, probability)) => Detected {
+        Some((code, confidence)) => Detected {
             code: Some(code),
-            confidence: probability,
+            confidence,
         },
         None => UNKNOWN,
     }
