@@ -101,7 +101,7 @@ struct Tokenizer<'a> {
     next_progress: usize,
 }
 
-fn is_space(c: u8) -> bool {
+const fn is_space(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
@@ -116,7 +116,7 @@ static ENDS: [u8; 256] = {
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        let space = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        let space = is_space(b);
         if space || matches!(b, b'/' | b'>' | b'=') {
             t[c] |= ENDS_NAME;
         }

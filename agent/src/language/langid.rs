@@ -63,8 +63,9 @@ enum Class {
     /// checks their decision.
     Known(&'static str),
     /// A language only langid knows (ISO 639-3; `kur` is the macrolanguage,
-    /// langid's Kurdish is mostly Kurmanji): langid names it when it is sure.
-    Outsider(&'static str),
+    /// langid's Kurdish is mostly Kurmanji) and the script it is written in:
+    /// langid names it when it is sure.
+    Outsider(&'static str, &'static str),
 }
 
 use Class::{Known, Outsider};
@@ -73,21 +74,21 @@ use Class::{Known, Outsider};
 const CODES: &[(&str, Class)] = &[
     ("af", Known("afr")),
     ("am", Known("amh")),
-    ("an", Outsider("arg")),
+    ("an", Outsider("arg", "Latin")),
     ("ar", Known("ara")),
-    ("as", Outsider("asm")),
+    ("as", Outsider("asm", "Bengali")),
     ("az", Known("aze")),
     ("be", Known("bel")),
     ("bg", Known("bul")),
     ("bn", Known("ben")),
-    ("br", Outsider("bre")),
+    ("br", Outsider("bre", "Latin")),
     ("bs", Known("bos")),
     ("ca", Known("cat")),
     ("cs", Known("ces")),
     ("cy", Known("cym")),
     ("da", Known("dan")),
     ("de", Known("deu")),
-    ("dz", Outsider("dzo")),
+    ("dz", Outsider("dzo", "Tibetan")),
     ("el", Known("ell")),
     ("en", Known("eng")),
     ("eo", Known("epo")),
@@ -96,15 +97,15 @@ const CODES: &[(&str, Class)] = &[
     ("eu", Known("eus")),
     ("fa", Known("pes")),
     ("fi", Known("fin")),
-    ("fo", Outsider("fao")),
+    ("fo", Outsider("fao", "Latin")),
     ("fr", Known("fra")),
     ("ga", Known("gle")),
-    ("gl", Outsider("glg")),
+    ("gl", Outsider("glg", "Latin")),
     ("gu", Known("guj")),
     ("he", Known("heb")),
     ("hi", Known("hin")),
     ("hr", Known("hrv")),
-    ("ht", Outsider("hat")),
+    ("ht", Outsider("hat", "Latin")),
     ("hu", Known("hun")),
     ("hy", Known("hye")),
     ("id", Known("ind")),
@@ -117,36 +118,36 @@ const CODES: &[(&str, Class)] = &[
     ("km", Known("khm")),
     ("kn", Known("kan")),
     ("ko", Known("kor")),
-    ("ku", Outsider("kur")),
-    ("ky", Outsider("kir")),
+    ("ku", Outsider("kur", "Latin")),
+    ("ky", Outsider("kir", "Cyrillic")),
     ("la", Known("lat")),
-    ("lb", Outsider("ltz")),
-    ("lo", Outsider("lao")),
+    ("lb", Outsider("ltz", "Latin")),
+    ("lo", Outsider("lao", "Lao")),
     ("lt", Known("lit")),
     ("lv", Known("lav")),
-    ("mg", Outsider("mlg")),
+    ("mg", Outsider("mlg", "Latin")),
     ("mk", Known("mkd")),
     ("ml", Known("mal")),
     ("mn", Known("mon")),
     ("mr", Known("mar")),
     ("ms", Known("msa")),
-    ("mt", Outsider("mlt")),
+    ("mt", Outsider("mlt", "Latin")),
     ("nb", Known("nob")),
     ("ne", Known("nep")),
     ("nl", Known("nld")),
     ("nn", Known("nno")),
     ("no", Known("nor")),
-    ("oc", Outsider("oci")),
+    ("oc", Outsider("oci", "Latin")),
     ("or", Known("ori")),
     ("pa", Known("pan")),
     ("pl", Known("pol")),
-    ("ps", Outsider("pus")),
+    ("ps", Outsider("pus", "Arabic")),
     ("pt", Known("por")),
-    ("qu", Outsider("que")),
+    ("qu", Outsider("que", "Latin")),
     ("ro", Known("ron")),
     ("ru", Known("rus")),
-    ("rw", Outsider("kin")),
-    ("se", Outsider("sme")),
+    ("rw", Outsider("kin", "Latin")),
+    ("se", Outsider("sme", "Latin")),
     ("si", Known("sin")),
     ("sk", Known("slk")),
     ("sl", Known("slv")),
@@ -159,12 +160,12 @@ const CODES: &[(&str, Class)] = &[
     ("th", Known("tha")),
     ("tl", Known("tgl")),
     ("tr", Known("tur")),
-    ("ug", Outsider("uig")),
+    ("ug", Outsider("uig", "Arabic")),
     ("uk", Known("ukr")),
     ("ur", Known("urd")),
     ("vi", Known("vie")),
-    ("vo", Outsider("vol")),
-    ("wa", Outsider("wln")),
+    ("vo", Outsider("vol", "Latin")),
+    ("wa", Outsider("wln", "Latin")),
     ("xh", Known("xho")),
     ("zh", Known("cmn")),
     ("zu", Known("zul")),
@@ -252,7 +253,7 @@ impl Model {
             .iter()
             .enumerate()
             .filter_map(|(i, c)| match class_of(c)? {
-                Outsider(three) => Some((i, three)),
+                Outsider(three, _) => Some((i, three)),
                 Known(_) => None,
             })
             .unzip();
@@ -352,10 +353,10 @@ impl Model {
         Some((self.outsider_codes[i], confidence))
     }
 
-    /// The ISO 639-3 codes of the languages only langid knows.
-    pub fn outsider_codes() -> impl Iterator<Item = &'static str> {
+    /// The languages only langid knows: ISO 639-3 code and script.
+    pub fn outsiders() -> impl Iterator<Item = (&'static str, &'static str)> {
         CODES.iter().filter_map(|&(_, c)| match c {
-            Outsider(three) => Some(three),
+            Outsider(three, script) => Some((three, script)),
             Known(_) => None,
         })
     }
@@ -656,7 +657,7 @@ mod tests {
                 ),
                 // An outsider is a language neither other detector names:
                 // langid's code must not shadow one of theirs.
-                Outsider(t) => assert!(
+                Outsider(t, _) => assert!(
                     whatlang::Lang::from_code(t).is_none()
                         && !super::super::Profiles::shipped().knows(t)
                         && !super::super::MACROLANGUAGES.iter().any(|m| m.code == t),
@@ -677,7 +678,7 @@ mod tests {
             None,
             "Spanish is not an outsider"
         );
-        assert_eq!(Model::outsider_codes().count(), m.outsider_classes.len());
+        assert_eq!(Model::outsiders().count(), m.outsider_classes.len());
         // Empty and binary input: a class, never a panic.
         let _ = m.classify(b"x");
         let _ = m.classify(b"");

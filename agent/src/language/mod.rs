@@ -103,7 +103,7 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     // every few letters, and each breaks the trigrams around it: its text
     // no longer fits its language's profile.
     let unhyphenated;
-    let sample = if memchr::memmem::find(sample.as_bytes(), "\u{AD}".as_bytes()).is_some() {
+    let sample = if sample.contains('\u{AD}') {
         unhyphenated = sample.replace('\u{AD}', "");
         unhyphenated.as_str()
     } else {
@@ -338,10 +338,10 @@ pub fn known() -> Vec<Known> {
             });
         }
     }
-    for code in langid::Model::outsider_codes() {
+    for (code, script) in langid::Model::outsiders() {
         out.push(Known {
             code,
-            script: langid_script(code),
+            script,
             by: "langid".to_string(),
         });
     }
@@ -360,25 +360,12 @@ pub fn known() -> Vec<Known> {
     out
 }
 
-/// The script a language only langid knows is written in (for
-/// `crawlsieve languages`).
-fn langid_script(code: &str) -> &'static str {
-    match code {
-        "asm" => "Bengali",
-        "dzo" => "Tibetan",
-        "kir" => "Cyrillic",
-        "lao" => "Lao",
-        "pus" | "uig" => "Arabic",
-        _ => "Latin",
-    }
-}
-
 /// Whether a detector can give `code` (for validating the allow-list).
 pub fn is_known(code: &str) -> bool {
     whatlang::Lang::from_code(code).is_some()
         || Profiles::shipped().knows(code)
         || MACROLANGUAGES.iter().any(|m| m.code == code)
-        || langid::Model::outsider_codes().any(|c| c == code)
+        || langid::Model::outsiders().any(|(c, _)| c == code)
 }
 
 #[cfg(test)]
