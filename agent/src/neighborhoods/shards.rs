@@ -125,6 +125,17 @@ impl Shard {
         self.changes != self.saved
     }
 
+    /// The offset a checkpoint of this shard may commit, given the partition's
+    /// pages acknowledged below `acked`: no further than the pages it holds.
+    /// The two differ when a page read before a rebalance is acknowledged
+    /// after its partition came back to this agent: its verdict reached the
+    /// tracker while the partition was away, so the shard lacks it and the
+    /// consumer reads it again from the commit. A commit past it would lose
+    /// it from the crawl's state should the agent die before it is read again.
+    pub fn commit_below(&self, acked: i64) -> i64 {
+        acked.min(self.coverage.through)
+    }
+
     /// The checkpoint message: gzip of a header line, then the neighborhood
     /// snapshot (`Neighborhoods::write_snapshot`).
     pub fn encode(&self, key: &ShardKey) -> anyhow::Result<Vec<u8>> {
@@ -191,6 +202,21 @@ mod tests {
         assert!(c.mark(10));
         assert_eq!((c.through, c.above.len()), (13, 0));
         assert!(!c.mark(12), "a page read again is not added twice");
+    }
+
+    #[test]
+    fn a_commit_never_passes_a_page_the_state_lacks() {
+        let settings = crate::settings::Settings::defaults().neighborhoods;
+        // Adopted at offset 5; the page at 5, read before the rebalance, was
+        // judged while the partition was away and is acknowledged now (6).
+        let mut s = Shard::new(settings, Coverage::starting_at(5));
+        assert_eq!(s.commit_below(6), 5);
+        // Read again, it is in the state: the commit moves past it.
+        s.coverage.mark(5);
+        assert_eq!(s.commit_below(6), 6);
+        // Held but not yet acknowledged (a sink retrying): not past it either.
+        s.coverage.mark(6);
+        assert_eq!(s.commit_below(6), 6);
     }
 
     #[test]

@@ -326,11 +326,16 @@ impl Handover {
         let mut out: Vec<(i32, u64, Shard)> = Vec::new();
         // Partitions whose state on the topic is current already.
         let mut unchanged: Vec<i32> = Vec::new();
+        // Per partition, the offset to commit (`Shard::commit_below`).
+        let mut upto: HashMap<i32, i64> = HashMap::new();
         let mut released = 0;
         {
             let mut t = self.tracker();
             for &p in acked.keys() {
                 let key = (self.topic.clone(), p);
+                if let Some(s) = t.shard(&key) {
+                    upto.insert(p, s.commit_below(acked[&p]));
+                }
                 let shard = match which {
                     Which::Changed => match t.shard(&key) {
                         Some(s) if s.dirty() => Some(s.clone()),
@@ -405,7 +410,7 @@ impl Handover {
         // whose state had not changed since it was.
         let mut tpl = TopicPartitionList::new();
         for p in written.iter().map(|(p, _)| *p).chain(unchanged) {
-            if let Err(e) = tpl.add_partition_offset(&self.topic, p, Offset::Offset(acked[&p])) {
+            if let Err(e) = tpl.add_partition_offset(&self.topic, p, Offset::Offset(upto[&p])) {
                 tracing::warn!(error = %e, "kafka source: offset not committed");
             }
         }
