@@ -17,6 +17,7 @@
 //!   text and form controls are left out, and so are short blocks made
 //!   mostly of link text (a "related posts" list inside an article).
 
+pub mod closing;
 pub mod dates;
 pub mod features;
 pub mod markdown;
@@ -127,7 +128,9 @@ pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
     if analysis.content_tag == Some(true) {
         return content_tag(analysis);
     }
-    collect(analysis, &plateau_choice(analysis, w))
+    let mut chosen = plateau_choice(analysis, w);
+    closing::cut(analysis, &mut chosen);
+    collect(analysis, &chosen)
 }
 
 fn content_tag(analysis: &Analysis) -> Content {
@@ -160,12 +163,13 @@ fn learned(analysis: &Analysis, chosen: &[usize], model: &Model) -> Content {
     let rows = features::rows(analysis, &plateau_blocks(analysis, chosen));
     let keep = model.decide_all(&rows);
     let segments = &analysis.segments;
-    let picked: Vec<usize> = (0..segments.len())
+    let mut picked: Vec<usize> = (0..segments.len())
         .filter(|&i| {
             let s = &segments[i];
             s.flags & IN_UI == 0 && keep.get(s.block as usize).copied().unwrap_or(false)
         })
         .collect();
+    closing::cut(analysis, &mut picked);
     collect(analysis, &picked)
 }
 
