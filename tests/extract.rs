@@ -207,3 +207,57 @@ fn a_malformed_page_type_model_is_a_start_up_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pagetype.json"), "{err}");
 }
+
+/// The content ends at a closing heading ("3 Comments"); a `rules_dir` may
+/// give its own list, an empty one keeps what follows, and a line no
+/// heading could match fails at start-up with the file's name.
+#[test]
+fn closing_headings_come_from_the_rules_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let para = |n: u32| {
+        format!(
+            "<p>Paragraph {n} of the story goes on with enough words to be prose, \
+             and it tells the reader what happened in the town on that day.</p>"
+        )
+    };
+    let html = format!(
+        "<html><body><article>{}{}<h3>3 Comments</h3><p>Great piece, thanks.</p></article></body></html>",
+        para(1),
+        para(2)
+    );
+    let page = dir.path().join("p.html");
+    std::fs::write(&page, html).unwrap();
+    let extract = |rules: Option<&std::path::Path>| {
+        let mut cmd = bin();
+        cmd.arg("extract");
+        if let Some(r) = rules {
+            cmd.arg("--set").arg(format!("rules_dir={}", r.display()));
+        }
+        run(cmd.arg(&page))
+    };
+    let shipped = extract(None);
+    assert!(shipped.status.success());
+    let text = String::from_utf8(shipped.stdout).unwrap();
+    assert!(
+        text.contains("Paragraph 2") && !text.contains("Comments"),
+        "{text}"
+    );
+
+    let rules = tempfile::tempdir().unwrap();
+    std::fs::write(rules.path().join("closing_headings.txt"), "# none\n").unwrap();
+    let kept = extract(Some(rules.path()));
+    let text = String::from_utf8(kept.stdout).unwrap();
+    assert!(
+        text.contains("3 Comments") && text.contains("Great piece"),
+        "{text}"
+    );
+
+    std::fs::write(rules.path().join("closing_headings.txt"), "related\n123\n").unwrap();
+    let bad = extract(Some(rules.path()));
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("closing_headings.txt") && err.contains("line 2"),
+        "{err}"
+    );
+}

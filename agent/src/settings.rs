@@ -423,6 +423,19 @@ impl Settings {
         Ok(Scorer::Learned(Box::new(model)))
     }
 
+    /// The headings at which content ends: `rules_dir/closing_headings.txt`,
+    /// else the shipped list. An empty file turns the cut off.
+    pub fn closing_headings(&self) -> anyhow::Result<crate::extract::closing::Headings> {
+        use crate::extract::closing::Headings;
+        if let Some(dir) = &self.rules_dir {
+            let path = dir.join("closing_headings.txt");
+            if let Some(text) = read_optional(&path)? {
+                return Headings::parse(&text).with_context(|| path.display().to_string());
+            }
+        }
+        Ok(Headings::shipped().clone())
+    }
+
     /// The page-type classifier: `rules_dir/pagetype.json` (made by
     /// `bench/train_pagetype.py`), else the shipped one. A malformed file is
     /// a start-up error naming it.

@@ -13,7 +13,8 @@ use crate::analyse::{Analysis, Segment};
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-const SHIPPED: &str = include_str!("../../../rules/closing_headings.txt");
+/// The shipped phrases (a `rules_dir` may hold its own file).
+pub const SHIPPED: &str = include_str!("../../../rules/closing_headings.txt");
 
 /// A heading is short: a block of more words is text, whatever it begins with.
 const MAX_WORDS: u32 = 8;
@@ -22,17 +23,46 @@ const MIN_BEFORE: u32 = 30;
 /// ... and this share of the content's words.
 const MIN_SHARE: f32 = 0.25;
 
-/// The phrases, normalised as a block's text is, and whether each has more
-/// than one word (only those may begin a longer heading).
-static HEADINGS: LazyLock<HashSet<String>> = LazyLock::new(|| {
-    SHIPPED
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(normalise)
-        .filter(|p| !p.is_empty())
-        .collect()
-});
+/// The closing headings, normalised as a block's text is.
+#[derive(Debug, Clone, Default)]
+pub struct Headings(HashSet<String>);
+
+static SHIPPED_HEADINGS: LazyLock<Headings> =
+    LazyLock::new(|| Headings::parse(SHIPPED).expect("the shipped closing_headings.txt parses"));
+
+impl Headings {
+    /// One phrase per line; `#` starts a comment line. An empty file turns
+    /// the cut off. A line without a letter is an error (it could never match).
+    pub fn parse(text: &str) -> anyhow::Result<Headings> {
+        let mut set = HashSet::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let phrase = normalise(line);
+            anyhow::ensure!(
+                !phrase.is_empty(),
+                "line {}: `{line}` has no letters, so no heading can match it",
+                n + 1
+            );
+            set.insert(phrase);
+        }
+        Ok(Headings(set))
+    }
+
+    pub fn shipped() -> &'static Headings {
+        &SHIPPED_HEADINGS
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 /// Lower case, letters only, single spaces: "3 Comments:" → "comments".
 fn normalise(text: &str) -> String {
@@ -56,20 +86,25 @@ fn normalise(text: &str) -> String {
     out
 }
 
-/// Whether `text` (a short block) is a heading that opens a closing section.
-pub fn is_closing(text: &str) -> bool {
-    let norm = normalise(text);
-    if norm.is_empty() {
-        return false;
+impl Headings {
+    /// Whether `text` (a short block) is a heading that opens a closing section.
+    pub fn is_closing(&self, text: &str) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
+        let norm = normalise(text);
+        if norm.is_empty() {
+            return false;
+        }
+        if self.0.contains(&norm) {
+            return true;
+        }
+        // "More from The Guardian", "Mehr zum Thema Klimaschutz": a phrase
+        // of two words or more may begin the heading.
+        norm.match_indices(' ')
+            .skip(1)
+            .any(|(at, _)| self.0.contains(&norm[..at]))
     }
-    if HEADINGS.contains(&norm) {
-        return true;
-    }
-    // "More from The Guardian", "Mehr zum Thema Klimaschutz": a phrase
-    // of two words or more may begin the heading.
-    norm.match_indices(' ')
-        .skip(1)
-        .any(|(at, _)| HEADINGS.contains(&norm[..at]))
 }
 
 /// A block this long, mostly not link text, is prose: the article goes on
@@ -81,7 +116,10 @@ const PROSE_MAX_LINK_SHARE: f32 = 0.3;
 /// Leaves out of `chosen` (segment indices, in order) each closing section
 /// that follows a fair share of the content: its heading and the blocks
 /// after it up to the next paragraph of prose (or the end). One pass.
-pub fn cut(analysis: &Analysis, chosen: &mut Vec<usize>) {
+pub fn cut(headings: &Headings, analysis: &Analysis, chosen: &mut Vec<usize>) {
+    if headings.is_empty() {
+        return;
+    }
     let segments: &[Segment] = &analysis.segments;
     let total: u32 = chosen.iter().map(|&i| segments[i].words).sum();
     let mut keep = vec![true; chosen.len()];
@@ -112,7 +150,7 @@ pub fn cut(analysis: &Analysis, chosen: &mut Vec<usize>) {
             && before as f32 >= MIN_SHARE * total as f32
         {
             let text = analysis.slice(segments[chosen[k]].start, segments[chosen[end - 1]].end);
-            skipping = is_closing(text);
+            skipping = headings.is_closing(text);
         }
         if skipping {
             keep[k..end].iter_mut().for_each(|x| *x = false);
@@ -142,7 +180,7 @@ mod tests {
             "Share this:",
             "» Ähnliche Beiträge",
         ] {
-            assert!(is_closing(h), "{h}");
+            assert!(Headings::shipped().is_closing(h), "{h}");
         }
         for h in [
             "Related work",
@@ -152,7 +190,7 @@ mod tests {
             "",
             "123",
         ] {
-            assert!(!is_closing(h), "{h}");
+            assert!(!Headings::shipped().is_closing(h), "{h}");
         }
     }
 

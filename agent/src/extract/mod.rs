@@ -112,24 +112,29 @@ impl Default for Weights {
 /// The content of a page: with a content-tag rule that matched, the text
 /// inside the selected element(s); otherwise the blocks the learned scorer
 /// keeps, the weighted plateau's choice being one of what it sees.
-pub fn content(analysis: &Analysis, scorer: &Scorer) -> Content {
+pub fn content(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings) -> Content {
     match scorer {
-        Scorer::Plateau => content_with(analysis, &Weights::default()),
+        Scorer::Plateau => plateau_content(analysis, &Weights::default(), closing),
         Scorer::Learned(_) if analysis.content_tag == Some(true) => content_tag(analysis),
         Scorer::Learned(model) => {
             let chosen = plateau_choice(analysis, &Weights::default());
-            learned(analysis, &chosen, model)
+            learned(analysis, &chosen, model, closing)
         }
     }
 }
 
 /// The weighted plateau alone, with explicit weights (no learned scorer).
+/// The shipped closing headings.
 pub fn content_with(analysis: &Analysis, w: &Weights) -> Content {
+    plateau_content(analysis, w, closing::Headings::shipped())
+}
+
+fn plateau_content(analysis: &Analysis, w: &Weights, closing: &closing::Headings) -> Content {
     if analysis.content_tag == Some(true) {
         return content_tag(analysis);
     }
     let mut chosen = plateau_choice(analysis, w);
-    closing::cut(analysis, &mut chosen);
+    closing::cut(closing, analysis, &mut chosen);
     collect(analysis, &chosen)
 }
 
@@ -159,7 +164,12 @@ pub fn block_rows(analysis: &Analysis) -> Vec<[f32; features::N]> {
 }
 
 /// The blocks the model calls content; form controls inside them are left out.
-fn learned(analysis: &Analysis, chosen: &[usize], model: &Model) -> Content {
+fn learned(
+    analysis: &Analysis,
+    chosen: &[usize],
+    model: &Model,
+    closing: &closing::Headings,
+) -> Content {
     let rows = features::rows(analysis, &plateau_blocks(analysis, chosen));
     let keep = model.decide_all(&rows);
     let segments = &analysis.segments;
@@ -169,7 +179,7 @@ fn learned(analysis: &Analysis, chosen: &[usize], model: &Model) -> Content {
             s.flags & IN_UI == 0 && keep.get(s.block as usize).copied().unwrap_or(false)
         })
         .collect();
-    closing::cut(analysis, &mut picked);
+    closing::cut(closing, analysis, &mut picked);
     collect(analysis, &picked)
 }
 
@@ -405,7 +415,7 @@ mod tests {
         let mut settings = crate::settings::Settings::defaults();
         settings.extract.scorer = crate::settings::ScorerKind::Learned;
         let scorer = settings.scorer().unwrap();
-        let text = content(&a, &scorer).text(&a);
+        let text = content(&a, &scorer, closing::Headings::shipped()).text(&a);
         for i in 0..6 {
             assert!(
                 text.contains(&format!("Paragraph {i} of the report")),

@@ -39,6 +39,8 @@ pub struct Pipeline {
     rules: Vec<CompiledRule>,
     labels: LabelsHandle,
     scorer: extract::Scorer,
+    /// Where content ends (`rules/closing_headings.txt`).
+    closing: extract::closing::Headings,
     page_types: pagetype::Model,
     /// Verdicts carry their occurrences (`count_occurrences`).
     count: bool,
@@ -122,6 +124,7 @@ impl Pipeline {
         Ok(Pipeline {
             count: false,
             scorer: settings.scorer()?,
+            closing: settings.closing_headings()?,
             page_types: settings.page_types()?,
             settings,
             stop,
@@ -233,7 +236,7 @@ impl Pipeline {
         v: Option<&mut Verdict>,
     ) -> Result<(Analysis, Content), AnalyseError> {
         let analysis = self.analysis(page, v)?;
-        let content = extract::content(&analysis, &self.scorer);
+        let content = extract::content(&analysis, &self.scorer, &self.closing);
         Ok((analysis, content))
     }
 
@@ -300,7 +303,7 @@ impl Pipeline {
         let analysis =
             analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
                 .map_err(|e| e.to_string())?;
-        let content = extract::content(&analysis, &self.scorer);
+        let content = extract::content(&analysis, &self.scorer, &self.closing);
         let metadata = extract::metadata::metadata(&analysis, &page.url);
         Ok((analysis, content, metadata))
     }
