@@ -70,14 +70,10 @@ fn normalise(text: &str) -> String {
     for c in text.chars().flat_map(char::to_lowercase) {
         if c.is_alphabetic() {
             out.push(c);
-        } else if !out.is_empty() && !out.ends_with(' ') && (c.is_whitespace() || c == '-') {
+        } else if !out.is_empty() && !out.ends_with(' ') {
+            // Spaces, counts, parentheses, colons, arrows: not part of the
+            // phrase, but they separate words ("Kommentare(3)").
             out.push(' ');
-        } else if c.is_ascii_digit() || c.is_ascii_punctuation() || !c.is_whitespace() {
-            // Counts, parentheses, colons, arrows: not part of the phrase, but
-            // they separate words ("Kommentare(3)").
-            if !out.is_empty() && !out.ends_with(' ') {
-                out.push(' ');
-            }
         }
     }
     while out.ends_with(' ') {
@@ -122,45 +118,25 @@ pub fn cut(headings: &Headings, analysis: &Analysis, chosen: &mut Vec<usize>) {
     }
     let segments: &[Segment] = &analysis.segments;
     let total: u32 = chosen.iter().map(|&i| segments[i].words).sum();
-    let mut keep = vec![true; chosen.len()];
     let mut before = 0u32;
     let mut skipping = false;
-    let mut k = 0;
-    while k < chosen.len() {
-        let block = segments[chosen[k]].block;
-        let mut end = k;
-        let (mut words, mut link_words) = (0u32, 0u32);
-        while end < chosen.len() && segments[chosen[end]].block == block {
-            let s = &segments[chosen[end]];
-            words += s.words;
-            if s.flags & crate::analyse::IN_LINK != 0 {
-                link_words += s.words;
-            }
-            end += 1;
-        }
-        if skipping
-            && words >= PROSE_WORDS
-            && (link_words as f32) < PROSE_MAX_LINK_SHARE * words as f32
-        {
+    super::blocks::retain(segments, chosen, |b| {
+        if skipping && b.words >= PROSE_WORDS && b.link_share() < PROSE_MAX_LINK_SHARE {
             skipping = false;
         }
         if !skipping
-            && (1..=MAX_WORDS).contains(&words)
+            && (1..=MAX_WORDS).contains(&b.words)
             && before >= MIN_BEFORE
             && before as f32 >= MIN_SHARE * total as f32
         {
-            let text = analysis.slice(segments[chosen[k]].start, segments[chosen[end - 1]].end);
+            let text = analysis.slice(segments[b.first].start, segments[b.last].end);
             skipping = headings.is_closing(text);
         }
-        if skipping {
-            keep[k..end].iter_mut().for_each(|x| *x = false);
-        } else {
-            before += words;
+        if !skipping {
+            before += b.words;
         }
-        k = end;
-    }
-    let mut it = keep.iter();
-    chosen.retain(|_| *it.next().unwrap_or(&true));
+        !skipping
+    });
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 //!   text and form controls are left out, and so are short blocks made
 //!   mostly of link text (a "related posts" list inside an article).
 
+pub mod blocks;
 pub mod closing;
 pub mod dates;
 pub mod features;
@@ -263,27 +264,10 @@ fn is_good(f: u16) -> bool {
 
 /// Leaves out short blocks made mostly of link text.
 fn drop_link_blocks(segments: &[Segment], chosen: &mut Vec<usize>, w: &Weights) {
-    let mut keep = vec![true; chosen.len()];
-    let mut start = 0;
-    while start < chosen.len() {
-        let block = segments[chosen[start]].block;
-        let mut end = start;
-        let (mut words, mut link_words) = (0u32, 0u32);
-        while end < chosen.len() && segments[chosen[end]].block == block {
-            let s = &segments[chosen[end]];
-            words += s.words;
-            if s.flags & IN_LINK != 0 {
-                link_words += s.words;
-            }
-            end += 1;
-        }
-        if words < w.block_link_words && link_words as f32 > w.block_link_density * words as f32 {
-            keep[start..end].iter_mut().for_each(|k| *k = false);
-        }
-        start = end;
-    }
-    let mut k = keep.iter();
-    chosen.retain(|_| *k.next().unwrap_or(&true));
+    blocks::retain(segments, chosen, |b| {
+        !(b.words < w.block_link_words
+            && b.link_words as f32 > w.block_link_density * b.words as f32)
+    });
 }
 
 /// Groups the chosen segments (in order) into paragraphs (consecutive
