@@ -17,7 +17,7 @@
 //! Options: `--per-language` prints a row per language; `--markdown` a
 //! Markdown table of `detect` per language and size; `--show-wrong` the
 //! start of each page given a wrong code; `--margin X` sets
-//! `language.min_margin`; `--half dev|test|all` (default test).
+//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--half dev|test|all` (default test).
 
 use crawlsieve::language::{self, profiles::Profiles, Thresholds};
 use crawlsieve::{Page, Pipeline, Settings};
@@ -88,16 +88,25 @@ fn main() -> anyhow::Result<()> {
     let show_wrong = args.iter().any(|a| a == "--show-wrong");
     let half = value("--half").unwrap_or_else(|| "test".into());
     let mut t = Thresholds::default();
+    if let Some(m) = value("--udhr") {
+        t.udhr_margin = m.parse()?;
+    }
     if let Some(m) = value("--margin") {
         t.min_margin = m.parse()?;
     }
-    let settings = Settings::load(None, &[("language.min_margin", t.min_margin.into())])?;
+    let settings = Settings::load(
+        None,
+        &[
+            ("language.min_margin", t.min_margin.into()),
+            ("language.udhr_margin", t.udhr_margin.into()),
+        ],
+    )?;
     let sample_bytes = settings.language.sample_bytes;
     let pipeline = Pipeline::new(settings)?;
     let profiles = Profiles::shipped();
     println!(
-        "half {half}, language.min_margin {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
-        t.min_margin
+        "half {half}, language.min_margin {}, udhr_margin {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
+        t.min_margin, t.udhr_margin
     );
     println!(
         "{:>6} {:>6}  {:<29} {:<29} {:<29} {:<29} {:>9} {:>9} {:>9} {:>9}",

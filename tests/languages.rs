@@ -101,7 +101,7 @@ fn the_languages_command_lists_every_code_and_stops_quietly_on_a_closed_pipe() {
         assert!(codes.contains(code), "{code} missing from {codes:?}");
     }
     for m in [
-        "msa", "hbs", "nor", "cmn", "jpn", "glg", "oci", "kur", "dzo",
+        "msa", "hbs", "nor", "cmn", "jpn", "glg", "oci", "kur", "dzo", "fry", "tat", "div",
     ] {
         assert!(codes.contains(&m), "{m} missing");
     }
@@ -152,4 +152,54 @@ fn close_relatives_get_their_own_code_or_unknown_not_a_neighbours_code() {
             neighbour
         );
     }
+}
+
+/// Pages in languages none of the three detectors knows: Asturian, which
+/// they read as Spanish, and Western Frisian, which they read as Dutch. The
+/// declarations (`rules/udhr.tsv.gz`) veto the neighbour's code; Frisian,
+/// one of Common Crawl's top 100 languages, is then named.
+/// `language.udhr_margin = 0` turns the check off and shows the code it
+/// stands in front of.
+#[test]
+fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
+    let pages = [
+        ("unknown", "spa", "Asturies ye una comunidá autónoma del Reinu d'España, asitiada nel norte de la \
+            península Ibérica. La so capital ye Uviéu y la ciudá más poblada ye Xixón. Llenda al este con \
+            Cantabria, al sur con Castiella y Llión, al oeste con Galicia y al norte col mar Cantábricu. \
+            El so territoriu ye mayoritariamente montañosu y la so población vive sobre too na zona \
+            central, onde tán les ciudaes más grandes. La llingua asturiana ye la llingua tradicional \
+            del país y tien un estatus de proteición."),
+        ("fry", "nld", "Fryslân is ien fan de tolve provinsjes fan Nederlân en leit yn it noarden fan it \
+            lân. De haadstêd is Ljouwert en oare grutte plakken binne Drachten, Snits en It Hearrenfean. \
+            Yn de provinsje wurdt neist it Nederlânsk ek it Frysk praat, in eigen taal dy't nau besibbe \
+            is oan it Ingelsk. Sawat de helte fan de ynwenners hat it Frysk as memmetaal. De provinsje \
+            is bekend om har marren, de Alvestêdetocht op redens en it keatsen, in tradisjonele \
+            balsport dy't al ieuwenlang spile wurdt."),
+    ];
+    for (expected, neighbour, text) in pages {
+        let html = format!("<html><body><article><p>{text}</p></article></body></html>");
+        let page = serde_json::json!({"url": "http://x.example/taal", "html": html}).to_string();
+        let lang = |extra: &[&str]| {
+            let out = run_stdin(
+                bin().args(["scan", "-q"]).args(extra).arg("-"),
+                page.as_bytes(),
+            );
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            v["lang"].as_str().unwrap_or_default().to_string()
+        };
+        assert_eq!(lang(&[]), expected, "{text}");
+        assert_eq!(lang(&["--set", "language.udhr_margin=0"]), neighbour);
+    }
+    // A mistaken key fails at start-up, naming it.
+    let out = bin()
+        .args(["scan", "-q", "--set", "language.udhr_margin=9", "-"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("language.udhr_margin"));
 }

@@ -96,6 +96,9 @@ pub struct LanguageSettings {
     /// Whether langid names the languages only it knows where it vetoes the
     /// other detectors or they found no code (README, "Languages").
     pub outsider_codes: bool,
+    /// How much better a page must read as the declaration of a language
+    /// mistaken for the decided one to veto that code (README, "Languages").
+    pub udhr_margin: f64,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
 }
@@ -107,6 +110,7 @@ impl LanguageSettings {
             min_margin: self.min_margin,
             outsider_probability: self.outsider_probability,
             outsider_codes: self.outsider_codes,
+            udhr_margin: self.udhr_margin,
         }
     }
 }
@@ -316,6 +320,11 @@ impl Settings {
                 || (0.5..=1.0).contains(&self.language.outsider_probability),
             "language.outsider_probability",
             "must be 0 (off) or in [0.5, 1]",
+        )?;
+        check(
+            (0.0..=5.0).contains(&self.language.udhr_margin),
+            "language.udhr_margin",
+            "must be in [0, 5] (nats per trigram; 0 turns the check off)",
         )?;
         check(
             self.language.sample_bytes >= 64,

