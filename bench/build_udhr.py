@@ -13,7 +13,7 @@ Which languages go in:
   the package has — the yardstick a page's decided language is held to;
 - **outsider**: every other language whose declaration, cut into pages of
   about 1 KB and judged by crawlsieve *without* this check, gets a code on
-  at least two pages: the languages the detectors mistake for one they know.
+  at least one page: the languages the detectors mistake for one they know.
   Each is listed with the codes it was mistaken for (the only decisions it is
   compared against, so the check costs a few profiles a page, not hundreds);
 - **named**: languages of Common Crawl's top 100 that no other detector
@@ -98,7 +98,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "crawlsieve"))
     ap.add_argument("--out", default=os.path.join(ROOT, "rules", "udhr.tsv.gz"))
-    ap.add_argument("--min-pages", type=int, default=2)
+    ap.add_argument("--min-pages", type=int, default=1)
     a = ap.parse_args()
     pkg = fetch(os.path.join(ROOT, "target", "udhr"))
     listing = subprocess.run([a.binary, "languages"], capture_output=True, text=True, check=True).stdout

@@ -172,6 +172,9 @@ fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected
         _ => UNKNOWN,
     };
     match decided.code {
+        // The whole sample: on langid's 512 bytes it costs half as much but
+        // caught fewer pages of unknown languages (gettext .373 wrong against
+        // .343) and vetoed three real English pages instead of one.
         Some(code) => match declarations.rival(sample, code) {
             Some(v) if v.margin >= t.udhr_margin => named(v),
             _ => decided,
@@ -185,7 +188,6 @@ fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected
             }
             whatlang::detect_script(sample)
                 .and_then(|script| declarations.named(sample, script))
-                .filter(|v| v.margin >= t.udhr_margin)
                 .map_or(UNKNOWN, named)
         }
         None => UNKNOWN,

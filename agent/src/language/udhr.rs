@@ -386,29 +386,51 @@ impl Group {
 /// declaration marks every tone). Both sides of every comparison are read
 /// this way.
 fn trigrams(text: &str, mut f: impl FnMut(u64)) {
-    let mut window = [0u32; 3];
-    let mut run = 0usize;
-    let mut push = |c: char, window: &mut [u32; 3], run: &mut usize| {
-        if unicode_normalization::char::is_combining_mark(c) {
-            return;
-        }
-        if !c.is_alphabetic() {
-            *run = 0;
-            return;
-        }
-        let c = c.to_lowercase().next().unwrap_or(c) as u32;
-        *window = [window[1], window[2], c];
-        *run += 1;
-        if *run >= 3 {
-            f(((window[0] as u64) << 42) | ((window[1] as u64) << 21) | window[2] as u64);
-        }
-    };
+    let mut reader = Reader::default();
     for c in text.chars() {
         if c.is_ascii() {
-            push(c, &mut window, &mut run);
+            // No marks, no decomposition, one-byte case: the common case, cheaply.
+            let letter = c
+                .is_ascii_alphabetic()
+                .then(|| c.to_ascii_lowercase() as u32);
+            if let Some(key) = reader.step(letter) {
+                f(key);
+            }
         } else {
-            unicode_normalization::char::decompose_canonical(c, |d| push(d, &mut window, &mut run));
+            unicode_normalization::char::decompose_canonical(c, |d| {
+                if unicode_normalization::char::is_combining_mark(d) {
+                    return;
+                }
+                let letter = d
+                    .is_alphabetic()
+                    .then(|| d.to_lowercase().next().unwrap_or(d) as u32);
+                if let Some(key) = reader.step(letter) {
+                    f(key);
+                }
+            });
         }
+    }
+}
+
+/// The last three letters of the word being read.
+#[derive(Default)]
+struct Reader {
+    window: [u32; 3],
+    run: usize,
+}
+
+impl Reader {
+    /// Reads a letter (lower-cased) or a word break (`None`); the trigram
+    /// that letter ends, if any.
+    fn step(&mut self, letter: Option<u32>) -> Option<u64> {
+        let Some(c) = letter else {
+            self.run = 0;
+            return None;
+        };
+        self.window = [self.window[1], self.window[2], c];
+        self.run += 1;
+        let [a, b, c] = self.window;
+        (self.run >= 3).then_some(((a as u64) << 42) | ((b as u64) << 21) | c as u64)
     }
 }
 
