@@ -130,21 +130,7 @@ fn close_relatives_get_their_own_code_or_unknown_not_a_neighbours_code() {
             normalizar-la en a vida publica d'o país."),
     ];
     for (own, neighbour, text) in pages {
-        let html = format!("<html><body><article><p>{text}</p></article></body></html>");
-        let page = serde_json::json!({"url": "http://x.example/lenga", "html": html}).to_string();
-        let lang = |extra: &[&str]| {
-            let out = run_stdin(
-                bin().args(["scan", "-q"]).args(extra).arg("-"),
-                page.as_bytes(),
-            );
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            v["lang"].as_str().unwrap_or_default().to_string()
-        };
+        let lang = |extra: &[&str]| lang_of(text, extra);
         assert_eq!(lang(&[]), own, "{text}");
         assert_eq!(lang(&["--set", "language.outsider_codes=false"]), "unknown");
         assert_eq!(
@@ -177,21 +163,7 @@ fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
             balsport dy't al ieuwenlang spile wurdt."),
     ];
     for (expected, neighbour, text) in pages {
-        let html = format!("<html><body><article><p>{text}</p></article></body></html>");
-        let page = serde_json::json!({"url": "http://x.example/taal", "html": html}).to_string();
-        let lang = |extra: &[&str]| {
-            let out = run_stdin(
-                bin().args(["scan", "-q"]).args(extra).arg("-"),
-                page.as_bytes(),
-            );
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            v["lang"].as_str().unwrap_or_default().to_string()
-        };
+        let lang = |extra: &[&str]| lang_of(text, extra);
         assert_eq!(lang(&[]), expected, "{text}");
         assert_eq!(lang(&["--set", "language.udhr_margin=0"]), neighbour);
     }
@@ -202,4 +174,22 @@ fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("language.udhr_margin"));
+}
+
+/// The language `crawlsieve scan` (with `extra` arguments) gives one page
+/// holding `text` as its article.
+fn lang_of(text: &str, extra: &[&str]) -> String {
+    let html = format!("<html><body><article><p>{text}</p></article></body></html>");
+    let page = serde_json::json!({"url": "http://x.example/text", "html": html}).to_string();
+    let out = run_stdin(
+        bin().args(["scan", "-q"]).args(extra).arg("-"),
+        page.as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["lang"].as_str().unwrap_or_default().to_string()
 }
