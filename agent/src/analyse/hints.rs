@@ -213,7 +213,7 @@ pub fn hints(
     role: Option<&str>,
     itemprop: Option<&str>,
 ) -> Hints {
-    hints_cached(tag, class, id, role, itemprop, &mut NameCache::default())
+    hints_cached(tag, class, id, role, itemprop, &mut NameCache(Default::default()))
 }
 
 /// What class and id names say, remembered per page: pages repeat the same
@@ -225,8 +225,20 @@ pub fn hints(
 /// of one page sharing a hash (about 4096² / 2⁶⁵ ≈ 5·10⁻¹³ for a full cache)
 /// would share their hints; a page can give itself any hints by its class
 /// names anyway.
-#[derive(Default)]
 pub struct NameCache(rustc_hash::FxHashMap<u64, Hints>);
+
+impl Default for NameCache {
+    /// Room for a typical page's names at once: growing from empty rehashed
+    /// the table seven or eight times a page.
+    fn default() -> Self {
+        NameCache(rustc_hash::FxHashMap::with_capacity_and_hasher(
+            NAME_CACHE_START,
+            Default::default(),
+        ))
+    }
+}
+
+const NAME_CACHE_START: usize = 256;
 
 const NAME_CACHE_MAX: usize = 4096;
 
