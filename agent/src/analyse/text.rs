@@ -253,6 +253,12 @@ impl TextBuilder {
             if word_start {
                 words += 1;
             }
+            if b < 0x80 {
+                // Inside a run of ASCII after a word the state is settled
+                // (the block has text, nothing unspaced came last): a space
+                // before a word is all there is to write.
+                i = self.push_ascii_words(s, i, &mut words);
+            }
         }
         let Some(start) = seg_start else { return };
         self.words += words;
@@ -277,6 +283,35 @@ impl TextBuilder {
             block,
             flags,
         });
+    }
+
+    /// Appends the ASCII words and spaces of `s` from `i` up to its end or
+    /// its next non-ASCII byte, as the loop in `push_text` would after an
+    /// ASCII word; returns where it stopped. A space before the stop is
+    /// left pending.
+    fn push_ascii_words(&mut self, s: &str, mut i: usize, words: &mut u32) -> usize {
+        let bytes = s.as_bytes();
+        loop {
+            let mut j = i;
+            while j < bytes.len() && is_ascii_space(bytes[j]) {
+                j += 1;
+            }
+            let spaced = j > i;
+            if j == bytes.len() || bytes[j] >= 0x80 {
+                self.pending_space |= spaced;
+                return j;
+            }
+            let mut end = j + 1;
+            while end < bytes.len() && bytes[end] < 0x80 && !is_ascii_space(bytes[end]) {
+                end += 1;
+            }
+            if spaced {
+                self.text.push(' ');
+                *words += 1;
+            }
+            self.text.push_str(&s[j..end]);
+            i = end;
+        }
     }
 
     /// Closes the last paragraph; returns the tags after the last segment.
