@@ -213,7 +213,14 @@ pub fn hints(
     role: Option<&str>,
     itemprop: Option<&str>,
 ) -> Hints {
-    hints_cached(tag, class, id, role, itemprop, &mut NameCache(Default::default()))
+    hints_cached(
+        tag,
+        class,
+        id,
+        role,
+        itemprop,
+        &mut NameCache(Default::default()),
+    )
 }
 
 /// What class and id names say, remembered per page: pages repeat the same
