@@ -242,12 +242,11 @@ impl TextBuilder {
                 seg_start = Some(self.text.len());
             }
             // The rest of an ASCII word changes no state: copy it whole.
-            let mut end = i;
-            if b < 0x80 {
-                while end < bytes.len() && bytes[end] < 0x80 && !is_ascii_space(bytes[end]) {
-                    end += 1;
-                }
-            }
+            let end = if b < 0x80 {
+                ascii_word_end(bytes, i)
+            } else {
+                i
+            };
             self.text.push_str(&s[i - len..end]);
             i = end;
             if word_start {
@@ -301,10 +300,7 @@ impl TextBuilder {
                 self.pending_space |= spaced;
                 return j;
             }
-            let mut end = j + 1;
-            while end < bytes.len() && bytes[end] < 0x80 && !is_ascii_space(bytes[end]) {
-                end += 1;
-            }
+            let end = ascii_word_end(bytes, j + 1);
             if spaced {
                 self.text.push(' ');
                 *words += 1;
@@ -370,6 +366,15 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
 /// ASCII whitespace as `char::is_whitespace` has it (with U+000B, unlike
 /// `u8::is_ascii_whitespace`).
 #[inline]
+/// Where the ASCII word going on at `from` ends: at the next space,
+/// non-ASCII byte or the end.
+fn ascii_word_end(bytes: &[u8], from: usize) -> usize {
+    from + bytes[from..]
+        .iter()
+        .position(|&b| b >= 0x80 || is_ascii_space(b))
+        .unwrap_or(bytes.len() - from)
+}
+
 fn is_ascii_space(b: u8) -> bool {
     b == b' ' || (b'\t'..=b'\r').contains(&b)
 }
