@@ -17,7 +17,7 @@
 //! Options: `--per-language` prints a row per language; `--markdown` a
 //! Markdown table of `detect` per language and size; `--show-wrong` the
 //! start of each page given a wrong code; `--margin X` sets
-//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--half dev|test|all` (default test).
+//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--words X` `language.words_margin`; `--half dev|test|all` (default test).
 
 use crawlsieve::language::{self, profiles::Profiles, Thresholds};
 use crawlsieve::{Page, Pipeline, Settings};
@@ -91,6 +91,9 @@ fn main() -> anyhow::Result<()> {
     if let Some(m) = value("--udhr") {
         t.udhr_margin = m.parse()?;
     }
+    if let Some(m) = value("--words") {
+        t.words_margin = m.parse()?;
+    }
     if let Some(m) = value("--margin") {
         t.min_margin = m.parse()?;
     }
@@ -99,14 +102,15 @@ fn main() -> anyhow::Result<()> {
         &[
             ("language.min_margin", t.min_margin.into()),
             ("language.udhr_margin", t.udhr_margin.into()),
+            ("language.words_margin", t.words_margin.into()),
         ],
     )?;
     let sample_bytes = settings.language.sample_bytes;
     let pipeline = Pipeline::new(settings)?;
     let profiles = Profiles::shipped();
     println!(
-        "half {half}, language.min_margin {}, udhr_margin {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
-        t.min_margin, t.udhr_margin
+        "half {half}, language.min_margin {}, udhr_margin {}, words_margin {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
+        t.min_margin, t.udhr_margin, t.words_margin
     );
     println!(
         "{:>6} {:>6}  {:<29} {:<29} {:<29} {:<29} {:>9} {:>9} {:>9} {:>9}",

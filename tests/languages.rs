@@ -113,7 +113,9 @@ fn the_languages_command_lists_every_code_and_stops_quietly_on_a_closed_pipe() {
 /// main detectors read them as their neighbours (Catalan, Spanish); langid
 /// vetoes that code and names the language. `language.outsider_codes = false`
 /// leaves them `unknown`; `language.outsider_probability = 0` turns langid
-/// off and shows the neighbour's code it stands in front of.
+/// off (and `language.words_margin = 0` the word lists, which veto Spanish
+/// on the Aragonese page too) and shows the neighbour's code it stands in
+/// front of.
 #[test]
 fn close_relatives_get_their_own_code_or_unknown_not_a_neighbours_code() {
     let pages = [
@@ -134,7 +136,12 @@ fn close_relatives_get_their_own_code_or_unknown_not_a_neighbours_code() {
         assert_eq!(lang(&[]), own, "{text}");
         assert_eq!(lang(&["--set", "language.outsider_codes=false"]), "unknown");
         assert_eq!(
-            lang(&["--set", "language.outsider_probability=0"]),
+            lang(&[
+                "--set",
+                "language.outsider_probability=0",
+                "--set",
+                "language.words_margin=0"
+            ]),
             neighbour
         );
     }
@@ -174,6 +181,42 @@ fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("language.udhr_margin"));
+}
+
+/// A relative that reads too close to the decided language for the
+/// declarations' trigrams, but whose words are not that language's: Crimean
+/// Tatar (from its declaration, the preamble's end and Article 1), which
+/// the detectors read as Turkish. With the trigram veto out of reach
+/// (`udhr_margin = 5`), the word lists alone make it `unknown`;
+/// `language.words_margin = 0` turns them off and shows `tur`.
+#[test]
+fn a_relative_whose_words_are_not_the_decided_language_is_unknown() {
+    let text = "Birleşken Milletlerniñ Baş Assambleyası er kes ve cemiyetniñ er bir qurumı mezkür \
+        Beyannameni daima köz ögünde tutaraq, bu aqlarğa ve üriyetlerge, maarif ve tasil yolunen, \
+        terakqqiy milliy ve halqara tedbirler yolunen, olarnıñ em de Teşkilâtqa aza olğan \
+        devletlerniñ halqları, em de bu devletlerniñ idaresi altında olğan topraqlarda yaşağan \
+        milletler arasında bu aqlarnıñ dünyaca ve semereli şekilde tanılması ve tadbiq etilmesini \
+        teminlemege ğayret etmeleri içün mezkür İnsan Aqlarınıñ Umumiy Beyannamesini ilân ete. \
+        Bütün insanlar serbestlik, menlik ve uquqlarda musaviy olıp dünyağa keleler. Olar aqıl ve \
+        vicdan saibidirler ve biri-birilerinen qardaşçasına munasebette bulunmalıdırlar.";
+    let lang = |extra: &[&str]| lang_of(text, extra);
+    assert_eq!(lang(&[]), "unknown");
+    assert_eq!(lang(&["--set", "language.udhr_margin=5"]), "unknown");
+    assert_eq!(
+        lang(&[
+            "--set",
+            "language.udhr_margin=5",
+            "--set",
+            "language.words_margin=0"
+        ]),
+        "tur"
+    );
+    let out = bin()
+        .args(["scan", "-q", "--set", "language.words_margin=2", "-"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("language.words_margin"));
 }
 
 /// The language `crawlsieve scan` (with `extra` arguments) gives one page

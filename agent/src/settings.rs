@@ -99,6 +99,10 @@ pub struct LanguageSettings {
     /// How much better a page must read as the declaration of a language
     /// mistaken for the decided one to veto that code (README, "Languages").
     pub udhr_margin: f64,
+    /// How many more of a page's words than its language's own declaration
+    /// has must be outside that language's 20,000 most frequent to veto the
+    /// code where a relative reads close (README, "Languages").
+    pub words_margin: f64,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
 }
@@ -111,6 +115,7 @@ impl LanguageSettings {
             outsider_probability: self.outsider_probability,
             outsider_codes: self.outsider_codes,
             udhr_margin: self.udhr_margin,
+            words_margin: self.words_margin,
         }
     }
 }
@@ -325,6 +330,11 @@ impl Settings {
             (0.0..=5.0).contains(&self.language.udhr_margin),
             "language.udhr_margin",
             "must be in [0, 5] (nats per trigram; 0 turns the check off)",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.language.words_margin),
+            "language.words_margin",
+            "must be in [0, 1] (a share of words; 0 turns the check off)",
         )?;
         check(
             self.language.sample_bytes >= 64,

@@ -22,10 +22,14 @@
 //! vetoes a code where the page reads more like the declaration of a
 //! language mistaken for it (Asturian for Spanish, Low German for German),
 //! and names six of Common Crawl's top 100 languages no detector knows.
+//! Where such a language reads better, but by less than that, the page's
+//! words are looked up in the decided language's 20,000 most frequent
+//! (`words`): Crimean Tatar has half its words outside Turkish's list.
 
 pub mod langid;
 pub mod profiles;
 pub mod udhr;
+pub mod words;
 
 use profiles::Profiles;
 
@@ -60,6 +64,12 @@ pub struct Thresholds {
     /// decided language's own, for that code to be vetoed ([`udhr`]); and
     /// how clearly a named outsider must lead to be named. 0: not run.
     pub udhr_margin: f64,
+    /// Where a language mistaken for the decided one reads better, but by
+    /// less than `udhr_margin`: how much larger than in the decided
+    /// language's own declaration the share of the page's words outside
+    /// that language's 20,000 most frequent must be for the code to be
+    /// vetoed ([`words`]). 0: not run.
+    pub words_margin: f64,
 }
 
 impl Default for Thresholds {
@@ -70,6 +80,7 @@ impl Default for Thresholds {
             outsider_probability: 0.9,
             outsider_codes: true,
             udhr_margin: UDHR_MARGIN,
+            words_margin: WORDS_MARGIN,
         }
     }
 }
@@ -180,6 +191,17 @@ fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected
         // .343) and vetoed three real English pages instead of one.
         Some(code) => match declarations.rival(sample, code) {
             Some(v) if v.margin >= t.udhr_margin => named(v),
+            // A relative reads close, or better by less than the margin:
+            // the page's words may still not be the decided language's.
+            Some(v)
+                if v.margin > -WORDS_REACH
+                    && t.words_margin > 0.0
+                    && words::Words::shipped()
+                        .excess(sample, code)
+                        .is_some_and(|e| e >= t.words_margin) =>
+            {
+                UNKNOWN
+            }
             _ => decided,
         },
         None if t.outsider_codes && letters(sample) >= MIN_LETTERS => {
@@ -264,6 +286,16 @@ const ALONE_TRIGRAMS: usize = 200;
 /// or name a language: chosen on the development half of
 /// `../shared/data/langid` (bench/RESULTS.md, "Language: the declarations").
 pub const UDHR_MARGIN: f64 = 0.15;
+
+/// See [`Thresholds::words_margin`] (bench/RESULTS.md, "Language: words").
+pub const WORDS_MARGIN: f64 = 0.25;
+
+/// How much worse than the decided language (nats per trigram) the closest
+/// relative may read for the page's words to be looked up. With
+/// `WORDS_MARGIN`, chosen on the development half of `../shared/data/langid`
+/// (0.3 vetoed pages there, 0.2 and 0.1 none) and then on real pages (0.2
+/// vetoed two English pages, 0.1 none).
+const WORDS_REACH: f64 = 0.1;
 
 /// The profiles and whatlang, deciding together on `sample`.
 fn decide(sample: &str, t: Thresholds) -> Detected {

@@ -193,9 +193,10 @@ impl Declarations {
         &self.langs
     }
 
-    /// The language mistaken for `decided` that `sample` reads more like
-    /// than `decided`, by its margin (nats per trigram). `None` when no
-    /// language is mistaken for `decided`, or `decided` reads best.
+    /// Of the languages mistaken for `decided`, the one `sample` reads most
+    /// like, with its margin over `decided` (nats per trigram; negative
+    /// where `decided` reads better). `None` when no language is mistaken
+    /// for `decided`, or the sample is too short to tell.
     pub fn rival(&self, sample: &str, decided: &str) -> Option<Verdict<'_>> {
         let group = self.vetoes.get(decided)?;
         let totals = group.totals(&self.langs, sample)?;
@@ -210,7 +211,7 @@ impl Declarations {
         };
         let (yardstick, rival) = (best(true)?, best(false)?);
         let margin = totals.margin(totals[yardstick], totals[rival]);
-        (margin > 0.0).then(|| self.verdict(group.members[rival], margin))
+        Some(self.verdict(group.members[rival], margin))
     }
 
     /// The named language `sample` (in `script`) reads most like among the
@@ -269,6 +270,11 @@ impl Declarations {
 }
 
 impl Language {
+    /// The declaration's text.
+    pub fn declaration(&self) -> &str {
+        &self.declaration
+    }
+
     fn profile(&self) -> &Profile {
         self.profile.get_or_init(|| {
             let mut counts: FxHashMap<u64, u32> = FxHashMap::default();
