@@ -23,7 +23,7 @@ use lol_html::Selector;
 use outline::Outline;
 use state::State;
 pub use text::{
-    Block, Role, Segment, IN_BOILER, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FIGURE, IN_FORM,
+    Block, Role, Segment, IN_BOILER, IN_CAPTION, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FORM,
     IN_GOOD, IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
 };
 

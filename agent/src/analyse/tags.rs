@@ -55,7 +55,7 @@ pub fn context_flag(name: &str) -> u16 {
         "td" | "th" => IN_CELL,
         "blockquote" | "q" => IN_QUOTE,
         "form" | "label" | "fieldset" => IN_FORM,
-        "figure" | "figcaption" => IN_FIGURE,
+        "figcaption" => IN_CAPTION,
         "time" | "address" => IN_META,
         "strong" | "b" | "em" | "i" => IN_EMPH,
         _ => 0,

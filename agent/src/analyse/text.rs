@@ -35,8 +35,10 @@ pub const IN_CELL: u16 = 1024;
 pub const IN_QUOTE: u16 = 2048;
 /// Segment flag: inside a `form`, `label` or `fieldset` (not a control itself).
 pub const IN_FORM: u16 = 4096;
-/// Segment flag: inside a `figure` or `figcaption`.
-pub const IN_FIGURE: u16 = 8192;
+/// Segment flag: inside a `figcaption`: a picture's caption and credit
+/// ("Foto: dpa", "Credit: Getty Images"), about the picture, not part of the
+/// text (the text of a `figure` itself — a table, a quote — is).
+pub const IN_CAPTION: u16 = 8192;
 /// Segment flag: inside `time` or `address` (dates, bylines).
 pub const IN_META: u16 = 16384;
 /// Segment flag: inside emphasis (`strong`, `b`, `em`, `i`).

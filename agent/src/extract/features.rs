@@ -10,8 +10,8 @@
 //! a model trained on other features is refused at load.
 
 use crate::analyse::{
-    Analysis, IN_BOILER, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FIGURE, IN_FORM, IN_GOOD, IN_H1,
-    IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
+    Analysis, IN_BOILER, IN_CAPTION, IN_CELL, IN_CODE, IN_CONTENT, IN_EMPH, IN_FORM, IN_GOOD,
+    IN_H1, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P, IN_QUOTE, IN_UI,
 };
 
 /// The flags whose share of a block's words is a feature, with their names.
@@ -28,7 +28,7 @@ const FLAG_SHARES: [(u16, &str); 15] = [
     (IN_CELL, "cell"),
     (IN_QUOTE, "quote"),
     (IN_FORM, "form"),
-    (IN_FIGURE, "figure"),
+    (IN_CAPTION, "caption"),
     (IN_META, "meta"),
     (IN_EMPH, "emph"),
 ];

@@ -27,7 +27,9 @@ pub mod model;
 pub mod pagetype;
 pub mod plateau;
 
-use crate::analyse::{Analysis, Segment, IN_BOILER, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK, IN_UI};
+use crate::analyse::{
+    Analysis, Segment, IN_BOILER, IN_CAPTION, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK, IN_UI,
+};
 use model::Model;
 
 /// How the content is chosen (`extract.scorer`).
@@ -177,7 +179,8 @@ fn learned(
     let mut picked: Vec<usize> = (0..segments.len())
         .filter(|&i| {
             let s = &segments[i];
-            s.flags & IN_UI == 0 && keep.get(s.block as usize).copied().unwrap_or(false)
+            s.flags & (IN_UI | IN_CAPTION) == 0
+                && keep.get(s.block as usize).copied().unwrap_or(false)
         })
         .collect();
     closing::cut(closing, analysis, &mut picked);
@@ -222,7 +225,7 @@ fn plateau_choice(analysis: &Analysis, w: &Weights) -> Vec<usize> {
         next_free = b + 1;
         for (i, seg) in segments.iter().enumerate().take(b + 1).skip(a) {
             let f = seg.flags;
-            if f & IN_UI != 0 || is_boiler(f) || (w.drop_h1 && f & IN_H1 != 0) {
+            if f & (IN_UI | IN_CAPTION) != 0 || is_boiler(f) || (w.drop_h1 && f & IN_H1 != 0) {
                 continue;
             }
             chosen.push(i);
@@ -345,6 +348,22 @@ mod tests {
             ]
         );
         assert_eq!(c.links, 1);
+    }
+
+    #[test]
+    fn a_pictures_caption_is_left_out_a_table_in_a_figure_is_not() {
+        let html = format!(
+            "<body><article><p>{P1}</p>\
+             <figure><img src=a.jpg><figcaption>The old bridge at dawn. Photo: Jane Doe/Agency</figcaption></figure>\
+             <p>{P2}</p><figure class=wp-block-table><table><tr><td>River level on Monday</td>\
+             <td>three metres</td></tr></table></figure></article></body>"
+        );
+        let got = text(&html).join(" | ");
+        assert!(!got.contains("Photo"), "{got}");
+        assert!(
+            got.contains(P1) && got.contains(P2) && got.contains("three metres"),
+            "{got}"
+        );
     }
 
     #[test]
