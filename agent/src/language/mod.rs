@@ -22,9 +22,10 @@
 //! vetoes a code where the page reads more like the declaration of a
 //! language mistaken for it (Asturian for Spanish, Low German for German),
 //! and names six of Common Crawl's top 100 languages no detector knows.
-//! Where such a language reads better, but by less than that, the page's
-//! words are looked up in the decided language's 20,000 most frequent
-//! (`words`): Crimean Tatar has half its words outside Turkish's list.
+//! Where such a language reads close (better by less than that, or barely
+//! worse), the page's words are looked up in the decided language's 20,000
+//! most frequent (`words`): Crimean Tatar has half its words outside
+//! Turkish's list.
 
 pub mod langid;
 pub mod profiles;
@@ -64,8 +65,9 @@ pub struct Thresholds {
     /// decided language's own, for that code to be vetoed ([`udhr`]); and
     /// how clearly a named outsider must lead to be named. 0: not run.
     pub udhr_margin: f64,
-    /// Where a language mistaken for the decided one reads better, but by
-    /// less than `udhr_margin`: how much larger than in the decided
+    /// Where a language mistaken for the decided one reads close to it
+    /// (better by less than `udhr_margin`, or worse by under
+    /// `WORDS_REACH`): how much larger than in the decided
     /// language's own declaration the share of the page's words outside
     /// that language's 20,000 most frequent must be for the code to be
     /// vetoed ([`words`]). 0: not run.

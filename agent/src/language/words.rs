@@ -8,9 +8,9 @@
 //! company with the language it is taken for, and reads better than it by
 //! less than the check's margin. Its words are another matter: half of a
 //! Crimean Tatar page's words are outside Turkish's 20,000 most frequent, a
-//! fifth of a Turkish page's. So where a relative reads better than the
-//! decided language at all, the page's words are looked up in that
-//! language's list; a page with far more of them outside than the
+//! fifth of a Turkish page's. So where a relative reads close to the decided
+//! language (better, or barely worse), the page's words are looked up in
+//! that language's list; a page with far more of them outside than the
 //! language's own declaration has is not in that language.
 //!
 //! Each list is a hash set built the first time a page needs it (20,000
