@@ -174,13 +174,7 @@ fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
         assert_eq!(lang(&[]), expected, "{text}");
         assert_eq!(lang(&["--set", "language.udhr_margin=0"]), neighbour);
     }
-    // A mistaken key fails at start-up, naming it.
-    let out = bin()
-        .args(["scan", "-q", "--set", "language.udhr_margin=9", "-"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("language.udhr_margin"));
+    assert_refused_at_start_up("language.udhr_margin", "9");
 }
 
 /// A relative that reads too close to the decided language for the
@@ -211,12 +205,18 @@ fn a_relative_whose_words_are_not_the_decided_language_is_unknown() {
         ]),
         "tur"
     );
+    assert_refused_at_start_up("language.words_margin", "2");
+}
+
+/// A mistaken value fails at start-up, naming its key.
+fn assert_refused_at_start_up(key: &str, value: &str) {
+    let setting = format!("{key}={value}");
     let out = bin()
-        .args(["scan", "-q", "--set", "language.words_margin=2", "-"])
+        .args(["scan", "-q", "--set", &setting, "-"])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("language.words_margin"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(key));
 }
 
 /// The language `crawlsieve scan` (with `extra` arguments) gives one page

@@ -102,6 +102,11 @@ fn gunzip_shipped(gz: &[u8], name: &str) -> Vec<u8> {
     raw
 }
 
+/// A text table built into the binary (gzip'd TSV under `rules/`), unpacked.
+fn shipped_text(gz: &[u8], name: &str) -> String {
+    String::from_utf8(gunzip_shipped(gz, name)).unwrap_or_else(|_| panic!("{name} is not UTF-8"))
+}
+
 /// The least share of a sample's trigrams that must be in the best language's
 /// profile. Text in that language: median .98, 1st percentile .82; text in a
 /// language the detectors do not know: median .84, a third below .75

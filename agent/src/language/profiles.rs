@@ -80,8 +80,7 @@ impl Profiles {
     pub fn shipped() -> &'static Profiles {
         static SHIPPED: OnceLock<Profiles> = OnceLock::new();
         SHIPPED.get_or_init(|| {
-            let raw = super::gunzip_shipped(PROFILES, "rules/languages.tsv.gz");
-            Profiles::parse(std::str::from_utf8(&raw).expect("rules/languages.tsv.gz is UTF-8"))
+            Profiles::parse(&super::shipped_text(PROFILES, "rules/languages.tsv.gz"))
         })
     }
 

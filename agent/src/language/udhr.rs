@@ -122,8 +122,7 @@ impl Declarations {
     pub fn shipped() -> &'static Declarations {
         static SHIPPED: OnceLock<Declarations> = OnceLock::new();
         SHIPPED.get_or_init(|| {
-            let raw = super::gunzip_shipped(DECLARATIONS, "rules/udhr.tsv.gz");
-            let text = String::from_utf8(raw).expect("rules/udhr.tsv.gz is UTF-8");
+            let text = super::shipped_text(DECLARATIONS, "rules/udhr.tsv.gz");
             Declarations::parse(&text).expect("rules/udhr.tsv.gz is a table of declarations")
         })
     }

@@ -46,8 +46,7 @@ impl Words {
     pub fn shipped() -> &'static Words {
         static WORDS: OnceLock<Words> = OnceLock::new();
         WORDS.get_or_init(|| {
-            let raw = super::gunzip_shipped(LISTS, "rules/words.tsv.gz");
-            let text = String::from_utf8(raw).expect("rules/words.tsv.gz is UTF-8");
+            let text = super::shipped_text(LISTS, "rules/words.tsv.gz");
             Words::parse(&text).expect("rules/words.tsv.gz is a table of word lists")
         })
     }
