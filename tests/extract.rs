@@ -261,3 +261,33 @@ fn closing_headings_come_from_the_rules_dir() {
         "{err}"
     );
 }
+
+/// A JSON page's `html` is a Unicode string: the charset its `<meta>` (or its
+/// `content_type`) declares described the bytes before the crawler decoded
+/// them, and must not be applied a second time.
+#[test]
+fn json_pages_are_text_whatever_charset_they_declare() {
+    let html = "<html><head><meta charset=\"iso-8859-1\"><title>Fütterung</title></head><body>\
+        <article><h1>Überwachung im Kuhstall</h1><p>Die tägliche Kontrolle der Fütterung, \
+        der Gesundheit und des Verhaltens der Kühe gehört zur Arbeit jedes Betriebs; \
+        Sensoren ergänzen das geschulte Auge.</p></article></body></html>";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("latin1.html");
+    let (bytes, _, unmappable) = encoding_rs::WINDOWS_1252.encode(html);
+    assert!(!unmappable);
+    std::fs::write(&file, &bytes).unwrap();
+    let from_file = json_lines(&succeeded(bin().args(["extract", "--jsonl"]).arg(&file)));
+    let line = serde_json::json!({
+        "url": "https://www.example.de/kuhstall",
+        "html": html,
+        "content_type": "text/html; charset=iso-8859-1",
+    });
+    let from_json = json_lines(&run_stdin(
+        bin().args(["extract", "--jsonl", "-"]),
+        format!("{line}\n").as_bytes(),
+    ));
+    let content = from_file[0]["content"].as_str().unwrap();
+    assert!(content.contains("Überwachung im Kuhstall"), "{content}");
+    assert!(content.contains("tägliche Kontrolle"), "{content}");
+    assert_eq!(from_json[0]["content"], from_file[0]["content"]);
+}

@@ -23,6 +23,20 @@ pub struct Decoded<'a> {
 /// How far into the body a `<meta>` charset declaration is looked for.
 pub const PRESCAN_BYTES: usize = 4096;
 
+/// Decodes a page's body: as UTF-8 when the source handed over text
+/// (`Page::utf8`), else as `decode` does.
+pub fn decode_page<'a>(page: &'a crate::page::Page<'_>) -> Decoded<'a> {
+    if page.utf8 {
+        let (text, had_errors) = UTF_8.decode_without_bom_handling(&page.body);
+        return Decoded {
+            text,
+            encoding: UTF_8,
+            had_errors,
+        };
+    }
+    decode(&page.body, page.content_type.as_deref())
+}
+
 /// Decodes `body` following BOM → HTTP charset → meta charset → UTF-8.
 pub fn decode<'a>(body: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
     let declared = Encoding::for_bom(body)
@@ -131,6 +145,21 @@ fn trim_start(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_handed_over_as_text_stays_utf8() {
+        let body = "<meta charset=iso-8859-1><p>café</p>".as_bytes();
+        let mut page = crate::page::Page::new("https://example.org/", body)
+            .with_content_type("text/html; charset=ISO-8859-1");
+        assert!(
+            decode_page(&page).text.contains("cafÃ©"),
+            "bytes: charset applies"
+        );
+        page.utf8 = true;
+        let d = decode_page(&page);
+        assert_eq!(d.encoding, UTF_8);
+        assert!(d.text.contains("café") && !d.had_errors);
+    }
 
     #[test]
     fn http_charset_wins_over_meta() {

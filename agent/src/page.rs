@@ -21,6 +21,11 @@ pub struct Page<'a> {
     pub body: Cow<'a, [u8]>,
     /// True when the source cut the body at the configured size cap.
     pub truncated: bool,
+    /// True when the body is text the source decoded already (the `html`
+    /// string of a JSON page, a Python `str`): its bytes are UTF-8 whatever
+    /// the `Content-Type` or a `<meta charset>` says, since those describe
+    /// bytes that no longer exist.
+    pub utf8: bool,
     /// Where the page came from.
     pub origin: Origin,
 }
@@ -35,6 +40,7 @@ impl<'a> Page<'a> {
             fetched_at: None,
             body: body.into(),
             truncated: false,
+            utf8: false,
             origin: Origin::None,
         }
     }

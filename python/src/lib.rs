@@ -16,18 +16,18 @@ use std::sync::Arc;
 /// A page as Python hands it over, copied out of Python objects.
 struct PageIn {
     url: String,
-    body: Vec<u8>,
+    body: Body,
     content_type: Option<String>,
     status: Option<u16>,
 }
 
 impl PageIn {
     fn page(&self, max_bytes: usize) -> crawlsieve::Page<'_> {
-        let truncated = self.body.len() > max_bytes;
-        let mut page = crawlsieve::Page::new(
-            self.url.as_str(),
-            &self.body[..self.body.len().min(max_bytes)],
-        );
+        let bytes = &self.body.bytes;
+        let truncated = bytes.len() > max_bytes;
+        let mut page =
+            crawlsieve::Page::new(self.url.as_str(), &bytes[..bytes.len().min(max_bytes)]);
+        page.utf8 = self.body.utf8;
         page.content_type = self.content_type.as_deref().map(Into::into);
         page.status = self.status;
         page.truncated = truncated;
@@ -35,13 +35,25 @@ impl PageIn {
     }
 }
 
+/// A page body and whether Python handed it over as text.
+struct Body {
+    bytes: Vec<u8>,
+    utf8: bool,
+}
+
 /// `bytes` as they are; `str` as UTF-8 (its charset is then UTF-8, whatever
-/// the page's `<meta charset>` says).
-fn body_of(body: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+/// the page's `<meta charset>` says: `Page::utf8`).
+fn body_of(body: &Bound<'_, PyAny>) -> PyResult<Body> {
     if let Ok(b) = body.cast::<PyBytes>() {
-        Ok(b.as_bytes().to_vec())
+        Ok(Body {
+            bytes: b.as_bytes().to_vec(),
+            utf8: false,
+        })
     } else if let Ok(s) = body.cast::<PyString>() {
-        Ok(s.extract::<String>()?.into_bytes())
+        Ok(Body {
+            bytes: s.extract::<String>()?.into_bytes(),
+            utf8: true,
+        })
     } else {
         Err(PyTypeError::new_err("a page body is bytes or str"))
     }

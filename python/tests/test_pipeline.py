@@ -72,6 +72,18 @@ def test_extract_gives_content_and_metadata(wcxb_pages):
     assert doc["markdown"] and doc["text"].split()[0] in doc["markdown"]
 
 
+def test_a_str_body_is_text_whatever_charset_it_declares():
+    # A str was decoded already: its <meta charset> described the bytes it came from.
+    html = ("<html><head><meta charset='iso-8859-1'></head><body><article><h1>Überwachung im Kuhstall</h1>"
+            "<p>Die tägliche Kontrolle der Fütterung und der Gesundheit der Kühe gehört zur Arbeit "
+            "jedes Betriebs; Sensoren ergänzen das geschulte Auge des Landwirts.</p></article></body></html>")
+    p = crawlsieve.Pipeline()
+    as_bytes = p.extract(html.encode("iso-8859-1"), "https://www.example.de/kuhstall")
+    as_str = p.extract(html, "https://www.example.de/kuhstall")
+    assert "tägliche Kontrolle" in as_bytes["text"]
+    assert as_str["text"] == as_bytes["text"]
+
+
 def test_bad_input_is_a_verdict_or_a_clear_error():
     p = crawlsieve.Pipeline()
     v = p.process("http://example.org/x.png", b"\x89PNG\r\n\x1a\n\x00\x00", content_type="image/png")

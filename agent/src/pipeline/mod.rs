@@ -8,7 +8,7 @@
 
 use crate::analyse::{self, AnalyseError, Analysis};
 use crate::chunks::{self, Chunks};
-use crate::decode::decode;
+use crate::decode::decode_page;
 use crate::extract::metadata::Metadata;
 use crate::extract::pagetype::{self, PageType};
 use crate::extract::{self, Content};
@@ -243,7 +243,7 @@ impl Pipeline {
     /// The one HTML pass alone.
     fn analysis(&self, page: &Page, v: Option<&mut Verdict>) -> Result<Analysis, AnalyseError> {
         let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
-        let decoded = decode(&page.body, page.content_type.as_deref());
+        let decoded = decode_page(page);
         if let Some(v) = v {
             if decoded.had_errors {
                 v.reasons.push(Reason::DecodeErrors);
@@ -299,7 +299,7 @@ impl Pipeline {
     /// The HTML pass with the page's outline, the content and the metadata.
     fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), String> {
         let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
-        let decoded = decode(&page.body, page.content_type.as_deref());
+        let decoded = decode_page(page);
         let analysis =
             analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
                 .map_err(|e| e.to_string())?;

@@ -100,6 +100,8 @@ pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what:
             page.content_type = p.content_type.map(Into::into);
             page.fetched_at = p.fetched_at.map(Into::into);
             page.truncated = truncated;
+            // A JSON string is Unicode: the page's declared charset no longer applies.
+            page.utf8 = true;
             Input::Page(page)
         }
         Err(e) => Input::Broken(Broken {
