@@ -15,7 +15,7 @@ bench/eval_wcxb.py does, reported per fold, with the spread. The threshold is
 chosen on the out-of-fold predictions of the training folds only. The shipped
 model is then trained on all of dev; trafilatura-eval is never seen.
 
-Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write]
+Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON]
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
@@ -207,7 +207,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "..", "rules", "extractor.json"))
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--dump-oof", help="write each page's out-of-fold F1 as JSON {id: F1} to this file")
+    ap.add_argument("--params", help="JSON of scikit-learn parameters to change, e.g. '{\"max_iter\": 60}'")
     a = ap.parse_args()
+    if a.params:
+        PARAMS.update(json.loads(a.params))
     cache = os.path.join(HERE, "..", "target", "extractor-features-wcxb.jsonl")
     pages = load(a.data, a.binary, cache)
     names = json.loads(subprocess.run([a.binary, "extract", "--feature-names"], capture_output=True,
