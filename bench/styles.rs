@@ -42,7 +42,7 @@ fn main() -> anyhow::Result<()> {
         source.run(
             &mut |i| {
                 if let Input::Page(p) = i {
-                    let text = crawlsieve::decode::decode(&p.body, p.content_type.as_deref());
+                    let text = crawlsieve::decode::decode_page(&p);
                     pages.push(Page {
                         site: crawlsieve::site::registered_domain(&p.url),
                         html: text.text.into_owned(),

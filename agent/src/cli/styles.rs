@@ -129,7 +129,7 @@ fn load(
             &mut |page| {
                 match page {
                     Input::Page(p) => {
-                        let text = crawlsieve::decode::decode(&p.body, p.content_type.as_deref());
+                        let text = crawlsieve::decode::decode_page(&p);
                         let fp = fingerprint(text.text.as_bytes());
                         let page = PageRef {
                             url: p.url.to_string(),
