@@ -7,14 +7,14 @@ listing, product, service). Each page's feature row comes from the release
 binary (`crawlsieve extract --page-features`, the pages fed as JSONL with their
 URLs), so the features are exactly the ones the agent computes.
 
-Model: scikit-learn's multinomial LogisticRegression on standardised features,
-classes weighted by their frequency (so the rare types are not given up).
-The agent applies it with a dot product per type and a softmax. Evaluation:
+Model: scikit-learn's HistGradientBoostingClassifier, classes weighted by their
+frequency (so the rare types are not given up); the agent walks one tree per
+type and iteration and takes a softmax. Evaluation:
 k-fold cross-validation grouped by domain (no site in both train and test):
 accuracy and macro F1 per fold, with the spread, a confusion matrix, and how
-often the predicted type is right at each confidence level. A gradient-boosted
-model is scored the same way for comparison (not shipped: it is only worth its
-size if it is clearly better).
+often the predicted type is right at each confidence level. A multinomial
+logistic regression (what was shipped before) is scored the same way for
+comparison.
 
 Usage: bench/train_pagetype.py [--folds 5] [--out rules/pagetype.json] [--no-write]
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy.
@@ -64,8 +64,11 @@ def linear():
 
 
 def cross_validate(X, y, groups, folds, make, scale=True):
+    """Out-of-fold predicted type, its probability, per-fold (accuracy, macro
+    F1), and the raw per-type scores (for calibrating the confidence)."""
     pred = np.empty(len(y), dtype=object)
     proba = np.zeros(len(y))
+    raw_scores = np.zeros((len(y), len(set(y))))
     per_fold = []
     for train, test in GroupKFold(n_splits=folds).split(X, y, groups):
         scaler = StandardScaler().fit(X[train]) if scale else None
@@ -73,10 +76,25 @@ def cross_validate(X, y, groups, folds, make, scale=True):
         vx = scaler.transform(X[test]) if scale else X[test]
         m = make().fit(tx, y[train])
         p = m.predict_proba(vx)
+        raw_scores[test] = m.decision_function(vx)
         pred[test] = m.classes_[p.argmax(1)]
         proba[test] = p.max(1)
         per_fold.append(((pred[test] == y[test]).mean(), f1_score(y[test], pred[test], average="macro")))
-    return pred, proba, per_fold
+    return pred, proba, per_fold, raw_scores
+
+
+def temperature(raw_scores, y, classes):
+    """The divisor of the raw scores that makes the out-of-fold probabilities
+    honest (least log loss): boosted trees are overconfident, and a page
+    type's confidence should mean what it says."""
+    truth = np.array([classes.index(t) for t in y])
+    best = None
+    for t in np.arange(0.5, 6.01, 0.05):
+        p = np.array([softmax(z / t) for z in raw_scores])
+        loss = -np.mean(np.log(p[np.arange(len(y)), truth] + 1e-12))
+        if best is None or loss < best[1]:
+            best = (round(float(t), 2), loss)
+    return best[0]
 
 
 def report(name, y, pred, proba, per_fold):
@@ -103,9 +121,14 @@ def main():
     groups = np.array([l["domain"] for l in labels])
     print(f"{len(y)} pages, {X.shape[1]} features; types: {dict(collections.Counter(y))}")
 
-    pred, proba, per_fold = cross_validate(X, y, groups, args.folds, linear)
-    report("logistic regression (shipped)", y, pred, proba, per_fold)
+    lp, lpr, lfold, _ = cross_validate(X, y, groups, args.folds, linear)
+    report("logistic regression (comparison; shipped before 2026-11-26 #3)", y, lp, lpr, lfold)
+    pred, proba, per_fold, raw_scores = cross_validate(X, y, groups, args.folds, trees, scale=False)
+    report("gradient-boosted trees (shipped)", y, pred, proba, per_fold)
     classes = sorted(set(y))
+    temp = temperature(raw_scores, y, classes)
+    proba = np.array([softmax(z / temp).max() for z in raw_scores])
+    print(f"confidence: raw scores divided by {temp} (least out-of-fold log loss)")
     print("confusion (rows: truth, columns: predicted):")
     print("  " + " ".join(f"{c[:5]:>6}" for c in classes) + "   recall")
     for c in classes:
@@ -116,31 +139,76 @@ def main():
         if sel.any():
             print(f"  confidence {lo:.1f}-{min(hi, 1):.1f}: {sel.sum():4d} pages, right {(pred[sel] == y[sel]).mean():.3f}")
 
-    hgb = lambda: HistGradientBoostingClassifier(max_iter=150, learning_rate=0.1, max_leaf_nodes=15,
-                                                 class_weight="balanced", random_state=0)
-    gp, gpr, gfold = cross_validate(X, y, groups, args.folds, hgb, scale=False)
-    report("gradient-boosted trees (comparison, not shipped)", y, gp, gpr, gfold)
-
     if args.no_write:
         return
-    scaler = StandardScaler().fit(X)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    m = linear().fit((X - scaler.mean_) / scale, y)
-    model = {
-        "format": 1,
-        "about": "page-type classifier; made by bench/train_pagetype.py from WCXB dev "
-                 "(CC-BY-4.0, Foley 2026); multinomial logistic regression on standardised features",
-        "features": names,
-        "classes": [str(c) for c in m.classes_],
-        "mean": [round(float(v), 6) for v in scaler.mean_],
-        "scale": [round(float(v), 6) for v in scale],
-        "coef": [[round(float(v), 6) for v in row] for row in m.coef_],
-        "intercept": [round(float(v), 6) for v in m.intercept_],
-    }
+    m = trees().fit(X, y)
+    model = export(m, names)
+    x32 = X[:200].astype(np.float32)
+    got = np.array([softmax(raw(model, r)) for r in x32])
+    assert np.allclose(got, m.predict_proba(x32.astype(np.float64)), atol=1e-4), \
+        "exported trees disagree with scikit-learn"
+    model["temperature"] = temp
     with open(args.out, "w") as f:
         json.dump(model, f, indent=None, separators=(",", ":"))
         f.write("\n")
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}: {sum(len(t) for t in model['trees'])} trees")
+
+
+def trees():
+    return HistGradientBoostingClassifier(max_iter=60, learning_rate=0.25, max_leaf_nodes=15,
+                                          class_weight="balanced", random_state=0)
+
+
+def export(m, names):
+    """Format 2 of rules/pagetype.json: per boosting iteration one tree per type."""
+    def tree(pred):
+        n = pred.nodes
+        leaf = n["is_leaf"].astype(bool)
+        return dict(feature=[-1 if l else int(f) for f, l in zip(n["feature_idx"], leaf)],
+                    threshold=[0.0 if l else below(t) for t, l in zip(n["num_threshold"], leaf)],
+                    left=[int(x) for x in n["left"]], right=[int(x) for x in n["right"]],
+                    value=[f32(v) if l else 0.0 for v, l in zip(n["value"], leaf)])
+    return {
+        "format": 2,
+        "about": "page-type classifier; made by bench/train_pagetype.py from WCXB dev "
+                 "(CC-BY-4.0, Foley 2026); gradient-boosted trees, one per type and iteration, then a softmax",
+        "features": names,
+        "classes": [str(c) for c in m.classes_],
+        "bias": [float(v) for v in np.ravel(m._baseline_prediction)],
+        "trees": [[tree(p) for p in per_type] for per_type in m._predictors],
+    }
+
+
+def f32(v):
+    """A decimal that reads back as the same f32 (what the agent parses)."""
+    return float(f"{np.float32(v):.9g}")
+
+
+def below(t):
+    """The largest f32 at most `t`: for every f32 x, x > below(t) exactly when
+    x > t, so the agent's f32 rows go the way scikit-learn's f64 split does."""
+    t32 = np.float32(t)
+    if float(t32) > t:
+        t32 = np.nextafter(t32, np.float32(-np.inf))
+    return f32(t32)
+
+
+def raw(model, row):
+    """The agent's walk, in f32 as the agent does it."""
+    row = np.asarray(row, dtype=np.float32)
+    z = np.array(model["bias"], dtype=np.float64)
+    for per_type in model["trees"]:
+        for k, t in enumerate(per_type):
+            i = 0
+            while t["feature"][i] >= 0:
+                i = t["right"][i] if row[t["feature"][i]] > np.float32(t["threshold"][i]) else t["left"][i]
+            z[k] += t["value"][i]
+    return z
+
+
+def softmax(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
 
 
 if __name__ == "__main__":

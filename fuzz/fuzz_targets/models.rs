@@ -1,5 +1,6 @@
 //! The model files a `rules_dir` may hold: the block scorer's trees and the
-//! page-type regression. A malformed file is an error, never a panic.
+//! page-type classifier (trees, or the older regression). A malformed file is
+//! an error, never a panic.
 #![no_main]
 
 use crawlsieve::extract::{model, pagetype};

@@ -28,9 +28,10 @@ struct File {
     trees: Vec<Tree>,
 }
 
-/// One tree as parallel arrays; `feature < 0` marks a leaf.
+/// One tree as parallel arrays; `feature < 0` marks a leaf. The page-type
+/// model's trees come in the same form.
 #[derive(Debug, Deserialize)]
-struct Tree {
+pub(crate) struct Tree {
     feature: Vec<i32>,
     threshold: Vec<f32>,
     left: Vec<u32>,
@@ -92,7 +93,8 @@ impl Model {
         }
         let mut depth = 0;
         for (i, t) in file.trees.iter().enumerate() {
-            depth = depth.max(check(t).map_err(|why| ModelError::Tree(i, why))?);
+            let checked = check(t, features::N, MAX_DEPTH);
+            depth = depth.max(checked.map_err(|why| ModelError::Tree(i, why))?);
         }
         let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
         let mut splits = Vec::with_capacity(file.trees.len() * inner);
@@ -222,14 +224,32 @@ impl Model {
     }
 }
 
+impl Tree {
+    /// The leaf value a row reaches, node by node (for models scored once a
+    /// page, where the complete-tree layout of `Model` is not worth its
+    /// memory). A feature the row lacks reads as 0. `check` made the walk end.
+    pub(crate) fn walk(&self, row: &[f32]) -> f32 {
+        let mut i = 0;
+        while self.feature[i] >= 0 {
+            let x = row.get(self.feature[i] as usize).copied().unwrap_or(0.0);
+            i = if x > self.threshold[i] {
+                self.right[i]
+            } else {
+                self.left[i]
+            } as usize;
+        }
+        self.value[i]
+    }
+}
+
 fn logit(p: f32) -> f32 {
     (p / (1.0 - p)).ln()
 }
 
 /// Every array has one entry per node, children point forward (so a walk
-/// ends), features are in range, the depth is at most `MAX_DEPTH`; returns
-/// the depth.
-fn check(t: &Tree) -> Result<u32, &'static str> {
+/// ends), features are below `features`, the depth is at most `max_depth`;
+/// returns the depth.
+pub(crate) fn check(t: &Tree, features: usize, max_depth: u32) -> Result<u32, &'static str> {
     let n = t.feature.len();
     if n == 0 {
         return Err("no nodes");
@@ -245,7 +265,7 @@ fn check(t: &Tree) -> Result<u32, &'static str> {
     }
     for i in 0..n {
         if t.feature[i] >= 0 {
-            if t.feature[i] as usize >= features::N {
+            if t.feature[i] as usize >= features {
                 return Err("feature out of range");
             }
             let (l, r) = (t.left[i] as usize, t.right[i] as usize);
@@ -265,8 +285,8 @@ fn check(t: &Tree) -> Result<u32, &'static str> {
             }
         }
     }
-    if depth > MAX_DEPTH {
-        return Err("deeper than MAX_DEPTH");
+    if depth > max_depth {
+        return Err("too deep");
     }
     Ok(depth)
 }
