@@ -28,6 +28,8 @@ from sklearn.metrics import f1_score
 from sklearn.model_selection import GroupKFold
 from sklearn.preprocessing import StandardScaler
 
+import gbtrees
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -161,13 +163,6 @@ def trees():
 
 def export(m, names):
     """Format 2 of rules/pagetype.json: per boosting iteration one tree per type."""
-    def tree(pred):
-        n = pred.nodes
-        leaf = n["is_leaf"].astype(bool)
-        return dict(feature=[-1 if l else int(f) for f, l in zip(n["feature_idx"], leaf)],
-                    threshold=[0.0 if l else below(t) for t, l in zip(n["num_threshold"], leaf)],
-                    left=[int(x) for x in n["left"]], right=[int(x) for x in n["right"]],
-                    value=[f32(v) if l else 0.0 for v, l in zip(n["value"], leaf)])
     return {
         "format": 2,
         "about": "page-type classifier; made by bench/train_pagetype.py from WCXB dev "
@@ -175,22 +170,8 @@ def export(m, names):
         "features": names,
         "classes": [str(c) for c in m.classes_],
         "bias": [float(v) for v in np.ravel(m._baseline_prediction)],
-        "trees": [[tree(p) for p in per_type] for per_type in m._predictors],
+        "trees": [[gbtrees.tree(p) for p in per_type] for per_type in m._predictors],
     }
-
-
-def f32(v):
-    """A decimal that reads back as the same f32 (what the agent parses)."""
-    return float(f"{np.float32(v):.9g}")
-
-
-def below(t):
-    """The largest f32 at most `t`: for every f32 x, x > below(t) exactly when
-    x > t, so the agent's f32 rows go the way scikit-learn's f64 split does."""
-    t32 = np.float32(t)
-    if float(t32) > t:
-        t32 = np.nextafter(t32, np.float32(-np.inf))
-    return f32(t32)
 
 
 def raw(model, row):
