@@ -208,6 +208,36 @@ fn a_relative_whose_words_are_not_the_decided_language_is_unknown() {
     assert_refused_at_start_up("language.words_margin", "2");
 }
 
+/// A relative whose words the decided language has no list for: Northern
+/// Sotho (from its declaration), which the detectors read as Tswana. With
+/// the trigram veto out of reach (`udhr_margin = 5`), the words it shares
+/// with its own declaration and not with Tswana's make it `unknown`;
+/// `language.declaration_words = 0` turns that off and shows `tsn`.
+#[test]
+fn a_relative_of_a_language_without_a_word_list_is_unknown() {
+    let text = "ditokelo tša batho ka thoko tšeo a di fiwago ke molaotheo goba molao. Temana 9 Ga go motho \
+        yo a swanetšego go no swarwa, go hlahlelwa goba go rakwa nageng ka mokgwa wo o sa \
+        kwešišegego. Temana 10 Mang le mang o dumeletšwe go fiwa tsebe ke lekgotla leo le sa \
+        kgethego mahlakore go bona ge eba ditokelo tša gagwe le dinyakwa tša setšhaba go yena \
+        gammogo le molato wo mongwe le wo mongwe wo a pharwago ka wona ga se tša maitirelo. Temana \
+        11 Mang le mang yo a pharwago ka molato o na le tokelo ya go se bonwe molato go fihla ge go \
+        laetšwa gore o na le molato go ya ka molao le gona mo kgorong ya phatlalatša yeo a nago le \
+        ditokelo ka moka tša tšhireletšo. Ga go motho yo a tla bonwago molato go ya ka";
+    let lang = |extra: &[&str]| lang_of(text, extra);
+    assert_eq!(lang(&[]), "unknown");
+    assert_eq!(lang(&["--set", "language.udhr_margin=5"]), "unknown");
+    assert_eq!(
+        lang(&[
+            "--set",
+            "language.udhr_margin=5",
+            "--set",
+            "language.declaration_words=0"
+        ]),
+        "tsn"
+    );
+    assert_refused_at_start_up("language.declaration_words", "0.5");
+}
+
 /// A mistaken value fails at start-up, naming its key.
 fn assert_refused_at_start_up(key: &str, value: &str) {
     let setting = format!("{key}={value}");

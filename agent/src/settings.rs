@@ -103,6 +103,10 @@ pub struct LanguageSettings {
     /// has must be outside that language's 20,000 most frequent to veto the
     /// code where a relative reads close (README, "Languages").
     pub words_margin: f64,
+    /// Where the decided code has no word list: how many times more of a
+    /// page's words must be in a relative's declaration only than in the
+    /// code's only to veto the code (README, "Languages").
+    pub declaration_words: f64,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
 }
@@ -116,6 +120,7 @@ impl LanguageSettings {
             outsider_codes: self.outsider_codes,
             udhr_margin: self.udhr_margin,
             words_margin: self.words_margin,
+            declaration_words: self.declaration_words,
         }
     }
 }
@@ -335,6 +340,12 @@ impl Settings {
             (0.0..=1.0).contains(&self.language.words_margin),
             "language.words_margin",
             "must be in [0, 1] (a share of words; 0 turns the check off)",
+        )?;
+        check(
+            self.language.declaration_words == 0.0
+                || (1.0..=100.0).contains(&self.language.declaration_words),
+            "language.declaration_words",
+            "must be 0 (off) or in [1, 100] (a ratio of word counts)",
         )?;
         check(
             self.language.sample_bytes >= 64,

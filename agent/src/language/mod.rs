@@ -25,7 +25,9 @@
 //! Where such a language reads close (better by less than that, or barely
 //! worse), the page's words are looked up in the decided language's 20,000
 //! most frequent (`words`): Crimean Tatar has half its words outside
-//! Turkish's list.
+//! Turkish's list. A language without such a list (Tswana, Esperanto) is
+//! checked against the declarations' words instead: Northern Sotho writes
+//! `bjalo` where Tswana writes `jalo`.
 
 pub mod langid;
 pub mod profiles;
@@ -72,6 +74,11 @@ pub struct Thresholds {
     /// that language's 20,000 most frequent must be for the code to be
     /// vetoed ([`words`]). 0: not run.
     pub words_margin: f64,
+    /// For a decided code without a word list: how many times more of the
+    /// page's words must be in the declaration of a language mistaken for
+    /// it (and not in the code's) than the other way round for the code to
+    /// be vetoed ([`words::declared_rival`]). 0: not run.
+    pub declaration_words: f64,
 }
 
 impl Default for Thresholds {
@@ -83,6 +90,7 @@ impl Default for Thresholds {
             outsider_codes: true,
             udhr_margin: UDHR_MARGIN,
             words_margin: WORDS_MARGIN,
+            declaration_words: DECLARATION_WORDS,
         }
     }
 }
@@ -209,6 +217,15 @@ fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected
             {
                 UNKNOWN
             }
+            // No word list for the code: the declarations' words instead.
+            Some(_)
+                if t.declaration_words > 0.0
+                    && !words::Words::shipped().has(code)
+                    && words::declared_rival(declarations, sample, code, t.declaration_words)
+                        .is_some() =>
+            {
+                UNKNOWN
+            }
             _ => decided,
         },
         None if t.outsider_codes && letters(sample) >= MIN_LETTERS => {
@@ -296,6 +313,10 @@ pub const UDHR_MARGIN: f64 = 0.15;
 
 /// See [`Thresholds::words_margin`] (bench/RESULTS.md, "Language: words").
 pub const WORDS_MARGIN: f64 = 0.25;
+
+/// See [`Thresholds::declaration_words`] (bench/RESULTS.md, "Language: the
+/// declarations' words").
+pub const DECLARATION_WORDS: f64 = 3.0;
 
 /// How much worse than the decided language (nats per trigram) the closest
 /// relative may read for the page's words to be looked up. With

@@ -19,7 +19,7 @@
 //! hundreds of languages. Scored as the profiles are: naive Bayes over letter
 //! trigrams, one hash lookup and one row added per trigram.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::OnceLock;
 
 const DECLARATIONS: &[u8] = include_bytes!("../../../rules/udhr.tsv.gz");
@@ -72,6 +72,8 @@ pub struct Language {
     /// Its trigram costs, counted when a page first needs them: a crawl in
     /// a few languages never pays for the other 400 declarations.
     profile: OnceLock<Profile>,
+    /// Its words (as [`super::words`] hashes them), also on first need.
+    words: OnceLock<FxHashSet<u64>>,
 }
 
 #[derive(Debug)]
@@ -154,6 +156,7 @@ impl Declarations {
                 mistaken_for,
                 declaration: cols.next()?.to_string(),
                 profile: OnceLock::new(),
+                words: OnceLock::new(),
             });
         }
         let mut vetoes = FxHashMap::default();
@@ -190,6 +193,19 @@ impl Declarations {
     /// The languages of the declarations.
     pub fn langs(&self) -> &[Language] {
         &self.langs
+    }
+
+    /// `decided`'s declarations (`true`) and those of the languages mistaken
+    /// for it (`false`); nothing when no language is mistaken for it.
+    pub fn group<'a>(
+        &'a self,
+        decided: &'a str,
+    ) -> impl Iterator<Item = (bool, &'a Language)> + 'a {
+        self.vetoes
+            .get(decided)
+            .into_iter()
+            .flat_map(|g| g.members.iter())
+            .map(move |&i| (self.langs[i].code == decided, &self.langs[i]))
     }
 
     /// Of the languages mistaken for `decided`, the one `sample` reads most
@@ -272,6 +288,18 @@ impl Language {
     /// The declaration's text.
     pub fn declaration(&self) -> &str {
         &self.declaration
+    }
+
+    /// The declaration's words, hashed as [`super::words::for_each_word`]
+    /// hashes a page's.
+    pub fn words(&self) -> &FxHashSet<u64> {
+        self.words.get_or_init(|| {
+            let mut set = FxHashSet::default();
+            super::words::for_each_word(&self.declaration, |h| {
+                set.insert(h);
+            });
+            set
+        })
     }
 
     fn profile(&self) -> &Profile {

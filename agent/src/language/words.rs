@@ -96,13 +96,55 @@ impl Words {
     }
 }
 
+/// The least words a page must share with a rival's declaration and not
+/// with the decided language's for [`declared_rival`] to veto: a handful of
+/// function words can be chance, ten are a pattern.
+pub const MIN_DECLARED: usize = 10;
+
+/// For a code without a word list (Tswana, Esperanto, Walloon,
+/// Luxembourgish...), the declarations' own words: a page given `decided`
+/// whose words are found in a rival's declaration and not in `decided`'s
+/// more than `ratio` times as often as the other way round (and at least
+/// [`MIN_DECLARED`] times) is in that rival, not in `decided`. The same text
+/// in both languages, so the words that differ are the ones the two
+/// languages write differently: Northern Sotho's `bjalo`, `tše` for
+/// Tswana's `jalo`, `tse`; Ido's `esas`, `di` for Esperanto's `estas`, `de`.
+/// The rival's code, or `None`.
+pub fn declared_rival<'a>(
+    declarations: &'a super::udhr::Declarations,
+    sample: &str,
+    decided: &'a str,
+    ratio: f64,
+) -> Option<&'a str> {
+    let mut group = declarations.group(decided).peekable();
+    group.peek()?;
+    let mut words = Vec::new();
+    for_each_word(sample, |h| words.push(h));
+    let (own, rivals): (Vec<_>, Vec<_>) = group.partition(|(own, _)| *own);
+    let in_own = |h: &u64| own.iter().any(|(_, l)| l.words().contains(h));
+    let own_words: Vec<bool> = words.iter().map(in_own).collect();
+    rivals.into_iter().find_map(|(_, rival)| {
+        let set = rival.words();
+        let (mut only_own, mut only_rival) = (0usize, 0usize);
+        for (h, &mine) in words.iter().zip(&own_words) {
+            match (mine, set.contains(h)) {
+                (true, false) => only_own += 1,
+                (false, true) => only_rival += 1,
+                _ => {}
+            }
+        }
+        (only_rival >= MIN_DECLARED && only_rival as f64 > ratio * only_own as f64)
+            .then_some(rival.code.as_str())
+    })
+}
+
 /// Calls `f` with the hash of every word of `text` of two characters or more
 /// that does not start with a capital, lower-cased: a run of letters and the
 /// marks on them (as `bench/build_words.py` reads the lists and the
 /// declarations). Capitalised words are mostly names, which no list of
 /// frequent words holds in any language: a page of authors' names is not
 /// in another language for it.
-fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
+pub(super) fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
     let mut h = FxHasher::default();
     let (mut len, mut capital) = (0usize, false);
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -149,6 +191,39 @@ mod tests {
         assert!(c > t + 0.2, "Turkish {t:.2}, Crimean Tatar {c:.2}");
         assert_eq!(words.excess("kısa bir metin", "tur"), None);
         assert_eq!(words.excess(&declaration("tur"), "xxx"), None);
+    }
+
+    /// The declaration's second kilobyte in `code`.
+    fn second_kilobyte(code: &str) -> String {
+        let l = super::super::udhr::Declarations::shipped()
+            .langs()
+            .iter()
+            .find(|l| l.code == code)
+            .unwrap();
+        let text = l.declaration();
+        let from = crate::analyse::text::prefix(text, 1024).len();
+        crate::analyse::text::prefix(&text[from..], 1024).to_string()
+    }
+
+    #[test]
+    fn the_declarations_words_tell_northern_sotho_from_tswana() {
+        let d = super::super::udhr::Declarations::shipped();
+        // Tswana and Esperanto have no word list: the declarations stand in.
+        assert!(!Words::shipped().has("tsn") && !Words::shipped().has("epo"));
+        assert_eq!(
+            declared_rival(d, &second_kilobyte("nso"), "tsn", 3.0),
+            Some("nso")
+        );
+        assert_eq!(declared_rival(d, &second_kilobyte("tsn"), "tsn", 3.0), None);
+        assert_eq!(
+            declared_rival(d, &second_kilobyte("ido"), "epo", 3.0),
+            Some("ido")
+        );
+        assert_eq!(declared_rival(d, &second_kilobyte("epo"), "epo", 3.0), None);
+        // No language is mistaken for it: nothing to compare.
+        assert_eq!(declared_rival(d, &second_kilobyte("nso"), "xxx", 3.0), None);
+        // Too few words to tell.
+        assert_eq!(declared_rival(d, "bjalo ka ge", "tsn", 3.0), None);
     }
 
     #[test]
