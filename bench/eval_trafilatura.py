@@ -84,8 +84,10 @@ def main():
     docs = load(a.data)
     files = sorted({p for _, p, _, _ in docs if p})
     missing = sum(1 for _, p, _, _ in docs if not p)
-    # extract.scorer: "plateau" is the default, "learned" the opt-in model.
+    # extract.scorer: "plateau" is the default, "learned" the opt-in model, "auto"
+    # the plateau with the model where the plateau keeps little of the page.
     systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
+               ("cs-auto", *ours(a.binary, files, "auto")),
                ("cs-learned", *ours(a.binary, files, "learned"))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):

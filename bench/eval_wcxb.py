@@ -100,8 +100,10 @@ def main():
         pages.append((os.path.join(a.data, "dev", "html", fid + ".html.gz"), g["ground_truth"].get("main_content", ""),
                       g["_internal"]["page_type"]["primary"]))
     files = [p for p, _, _ in pages]
-    # extract.scorer: "plateau" is the default, "learned" the opt-in model.
+    # extract.scorer: "plateau" is the default, "learned" the opt-in model, "auto"
+    # the plateau with the model where the plateau keeps little of the page.
     systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
+               ("cs-auto", *ours(a.binary, files, "auto")),
                ("cs-learned", *ours(a.binary, files, "learned"))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):

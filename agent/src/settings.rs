@@ -57,6 +57,9 @@ pub struct InputSettings {
 #[serde(deny_unknown_fields)]
 pub struct ExtractSettings {
     pub scorer: ScorerKind,
+    /// With `scorer = "auto"`: the share of a page's words under which the
+    /// plateau's choice is handed to the learned scorer.
+    pub learned_below: f64,
 }
 
 /// How the main content is chosen (see `extract`).
@@ -67,6 +70,9 @@ pub enum ScorerKind {
     Learned,
     /// The weighted tag plateau alone (no model).
     Plateau,
+    /// The plateau, and the learned scorer where the plateau keeps less
+    /// than `extract.learned_below` of the page's words.
+    Auto,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -337,6 +343,11 @@ impl Settings {
             "must be in [0, 5] (nats per trigram; 0 turns the check off)",
         )?;
         check(
+            (0.0..=1.0).contains(&self.extract.learned_below),
+            "extract.learned_below",
+            "must be in [0, 1] (a share of the page's words)",
+        )?;
+        check(
             (0.0..=1.0).contains(&self.language.words_margin),
             "language.words_margin",
             "must be in [0, 1] (a share of words; 0 turns the check off)",
@@ -449,8 +460,14 @@ impl Settings {
                 "the shipped rules/extractor.json".to_string(),
             ),
         };
-        let model = Model::parse(&text).with_context(|| origin.clone())?;
-        Ok(Scorer::Learned(Box::new(model)))
+        let model = Box::new(Model::parse(&text).with_context(|| origin.clone())?);
+        Ok(match self.extract.scorer {
+            ScorerKind::Auto => Scorer::Auto {
+                model,
+                below: self.extract.learned_below as f32,
+            },
+            _ => Scorer::Learned(model),
+        })
     }
 
     /// The headings at which content ends: `rules_dir/closing_headings.txt`,

@@ -39,6 +39,11 @@ pub enum Scorer {
     Learned(Box<Model>),
     /// The weighted plateau alone.
     Plateau,
+    /// The weighted plateau, and the learned model on a page where the
+    /// plateau keeps less than `below` of the page's words: a listing, a
+    /// product grid or a forum, where one dense run of text is not the
+    /// content. Articles, most of a crawl, pay nothing for the model.
+    Auto { model: Box<Model>, below: f32 },
 }
 
 /// The page's main content: paragraphs as byte ranges into `Analysis::text`.
@@ -122,6 +127,18 @@ pub fn content(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings
         Scorer::Learned(model) => {
             let chosen = plateau_choice(analysis, &Weights::default());
             learned(analysis, &chosen, model, closing)
+        }
+        Scorer::Auto { .. } if analysis.content_tag == Some(true) => content_tag(analysis),
+        Scorer::Auto { model, below } => {
+            let chosen = plateau_choice(analysis, &Weights::default());
+            let mut cut = chosen.clone();
+            closing::cut(closing, analysis, &mut cut);
+            let plateau = collect(analysis, &cut);
+            if (plateau.words as f32) < below * analysis.words as f32 {
+                learned(analysis, &chosen, model, closing)
+            } else {
+                plateau
+            }
         }
     }
 }
@@ -415,10 +432,7 @@ mod tests {
             (0..6).map(para).collect::<String>()
         );
         let a = analyse(&html, None).unwrap();
-        let mut settings = crate::settings::Settings::defaults();
-        settings.extract.scorer = crate::settings::ScorerKind::Learned;
-        let scorer = settings.scorer().unwrap();
-        let text = content(&a, &scorer, closing::Headings::shipped()).text(&a);
+        let text = scored(&a, crate::settings::ScorerKind::Learned, 0.0);
         for i in 0..6 {
             assert!(
                 text.contains(&format!("Paragraph {i} of the report")),
@@ -428,6 +442,23 @@ mod tests {
         for chrome in ["Section 3", "Another story", "Copyright", "Privacy"] {
             assert!(!text.contains(chrome), "{chrome} kept: {text}");
         }
+        // "auto" hands a page to the model only where the plateau keeps
+        // less than `learned_below` of its words: here it keeps most.
+        use crate::settings::ScorerKind::{Auto, Plateau};
+        let plateau = scored(&a, Plateau, 0.0);
+        assert!(plateau.split_whitespace().count() * 2 > a.words as usize);
+        assert_eq!(scored(&a, Auto, 0.1), plateau);
+        assert_eq!(scored(&a, Auto, 0.0), plateau);
+        assert_eq!(scored(&a, Auto, 1.0), text);
+    }
+
+    /// The content text `kind` chooses, with `extract.learned_below` at `below`.
+    fn scored(a: &Analysis, kind: crate::settings::ScorerKind, below: f64) -> String {
+        let mut settings = crate::settings::Settings::defaults();
+        settings.extract.scorer = kind;
+        settings.extract.learned_below = below;
+        let scorer = settings.scorer().unwrap();
+        content(a, &scorer, closing::Headings::shipped()).text(a)
     }
 
     #[test]
