@@ -2,7 +2,10 @@
 //!
 //! These are weights for the extractor, not rules: a `comment` class is
 //! boilerplate on a news article and the content on a forum; the plateau
-//! decides. Names are split into tokens at every non-alphanumeric character
+//! decides. The innermost hint wins, with one exception: inside an element
+//! that is boilerplate by its tag or role (`footer`, `aside`, `nav`), a class
+//! name (WordPress's `widget_text`, an author box's `entry-author-info`) does
+//! not make text content again; only a tag, role or `itemprop` does. Names are split into tokens at every non-alphanumeric character
 //! and at lower→upper case changes (`articleBody` → `article`, `body`).
 //! Short words match whole tokens only (`ad` must not match `header`);
 //! longer ones also match inside a token (`sitefooter`).
@@ -19,6 +22,9 @@ pub struct Hints {
     pub good: bool,
     /// Text only screen readers get (`sr-only`, `visually-hidden`): not visible.
     pub invisible: bool,
+    /// The hint comes from the tag, an ARIA role or `itemprop`, not from a
+    /// class or id name.
+    pub strong: bool,
 }
 
 const BOILER_TAGS: &[&str] = &["nav", "footer", "aside", "header", "menu"];
@@ -305,6 +311,7 @@ pub fn hints_cached(
         boiler,
         good,
         invisible,
+        strong: strong_good || strong_boiler,
     }
 }
 

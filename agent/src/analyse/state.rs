@@ -29,6 +29,9 @@ pub(super) struct Open {
     /// Kept whole per element so the text handler reads one word, whatever
     /// the depth.
     flags: u16,
+    /// The innermost hint is boilerplate by the tag or role (`footer`,
+    /// `aside`, `nav`): a class name inside it does not make its text content.
+    strong_boiler: bool,
     /// Where the nearest open elements of each implied-end-tag group are.
     marks: tags::Marks,
     /// The outline role its text gets (its own, or its parent's).
@@ -208,12 +211,13 @@ impl State {
         if link {
             flags |= text::IN_LINK;
         }
-        let hint = if hints.boiler {
-            text::IN_BOILER
-        } else if hints.good {
-            text::IN_GOOD
+        let in_strong_boiler = self.stack.last().is_some_and(|o| o.strong_boiler);
+        let (hint, strong_boiler) = if hints.boiler {
+            (text::IN_BOILER, hints.strong || in_strong_boiler)
+        } else if hints.good && (hints.strong || !in_strong_boiler) {
+            (text::IN_GOOD, false)
         } else {
-            0
+            (0, in_strong_boiler)
         };
         if tags::is_ui(name) {
             flags |= text::IN_UI;
@@ -242,6 +246,7 @@ impl State {
                 link,
                 content: false,
                 flags,
+                strong_boiler,
                 marks: tags::Marks::default(),
                 role: tags::role(name, level),
                 list: tags::list(name),

@@ -410,6 +410,42 @@ mod tests {
     }
 
     #[test]
+    fn a_text_widget_in_the_footer_stays_boilerplate() {
+        // WordPress's `widget_text` says "text", a content word; inside a
+        // `footer` it is still the footer. Only a tag or role (`article`,
+        // `main`) makes text inside boilerplate content again.
+        let para = |i: &str| {
+            format!(
+                "<p>Paragraph {i} of the report explains, in plain sentences, how the council \
+                 measured the river's level every morning, why the readings changed after the \
+                 storm, and what the engineers decided.</p>"
+            )
+        };
+        let about = "<p>About us: the Example Gazette has covered the valley since 1921, with a \
+             newsroom of twelve reporters and editors who write about the council, the schools, \
+             the farms and the river, and who answer every letter our readers send.</p>";
+        let html = format!(
+            "<html><body><main><article><h1>The bridge report</h1>{}{}{}</article></main>\
+             <footer><div class=\"widget widget_text\"><div class=textwidget>{about}</div></div>\
+             </footer></body></html>",
+            para("one"),
+            para("two"),
+            para("three")
+        );
+        let got = text(&html).join("\n");
+        assert!(got.contains("Paragraph three"), "{got}");
+        assert!(!got.contains("About us"), "{got}");
+        // An article inside an `aside` is content all the same.
+        let html = format!(
+            "<html><body><aside><article>{}{}</article></aside><nav><a href=/>Home</a></nav>\
+             </body></html>",
+            para("one"),
+            para("two")
+        );
+        assert!(text(&html).join("\n").contains("Paragraph two"));
+    }
+
+    #[test]
     fn the_learned_scorer_keeps_the_article_and_leaves_the_chrome() {
         let para = |i: usize| {
             format!(
