@@ -108,7 +108,7 @@ pub const MIN_DECLARED: usize = 10;
 /// [`MIN_DECLARED`] times) is in that rival, not in `decided`. The same text
 /// in both languages, so the words that differ are the ones the two
 /// languages write differently: Northern Sotho's `bjalo`, `tše` for
-/// Tswana's `jalo`, `tse`; Ido's `esas`, `di` for Esperanto's `estas`, `de`.
+/// Tswana's `jalo`, `tse`; Ido's `omnu`, `yuro` for Esperanto's `ĉiu`, `rajtoj`.
 /// The rival's code, or `None`.
 pub fn declared_rival<'a>(
     declarations: &'a super::udhr::Declarations,
