@@ -193,18 +193,7 @@ fn a_relative_whose_words_are_not_the_decided_language_is_unknown() {
         teminlemege ğayret etmeleri içün mezkür İnsan Aqlarınıñ Umumiy Beyannamesini ilân ete. \
         Bütün insanlar serbestlik, menlik ve uquqlarda musaviy olıp dünyağa keleler. Olar aqıl ve \
         vicdan saibidirler ve biri-birilerinen qardaşçasına munasebette bulunmalıdırlar.";
-    let lang = |extra: &[&str]| lang_of(text, extra);
-    assert_eq!(lang(&[]), "unknown");
-    assert_eq!(lang(&["--set", "language.udhr_margin=5"]), "unknown");
-    assert_eq!(
-        lang(&[
-            "--set",
-            "language.udhr_margin=5",
-            "--set",
-            "language.words_margin=0"
-        ]),
-        "tur"
-    );
+    assert_unknown_by_words(text, "language.words_margin", "tur");
     assert_refused_at_start_up("language.words_margin", "2");
 }
 
@@ -223,19 +212,22 @@ fn a_relative_of_a_language_without_a_word_list_is_unknown() {
         11 Mang le mang yo a pharwago ka molato o na le tokelo ya go se bonwe molato go fihla ge go \
         laetšwa gore o na le molato go ya ka molao le gona mo kgorong ya phatlalatša yeo a nago le \
         ditokelo ka moka tša tšhireletšo. Ga go motho yo a tla bonwago molato go ya ka";
+    assert_unknown_by_words(text, "language.declaration_words", "tsn");
+    assert_refused_at_start_up("language.declaration_words", "0.5");
+}
+
+/// `text` is `unknown`, and still is with the declarations' trigram veto out
+/// of reach (`udhr_margin = 5`): a word check (`check`) vetoes it. With that
+/// check off too (`check = 0`) the detectors' code `shown` comes through.
+fn assert_unknown_by_words(text: &str, check: &str, shown: &str) {
     let lang = |extra: &[&str]| lang_of(text, extra);
     assert_eq!(lang(&[]), "unknown");
     assert_eq!(lang(&["--set", "language.udhr_margin=5"]), "unknown");
+    let off = format!("{check}=0");
     assert_eq!(
-        lang(&[
-            "--set",
-            "language.udhr_margin=5",
-            "--set",
-            "language.declaration_words=0"
-        ]),
-        "tsn"
+        lang(&["--set", "language.udhr_margin=5", "--set", &off]),
+        shown
     );
-    assert_refused_at_start_up("language.declaration_words", "0.5");
 }
 
 /// A mistaken value fails at start-up, naming its key.

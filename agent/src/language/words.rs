@@ -176,16 +176,7 @@ mod tests {
         assert!(words.has("tur") && words.has("spa") && words.has("eng"));
         // The declaration's second kilobyte (the first is the list's own
         // baseline) in Turkish and in Crimean Tatar.
-        let declaration = |code: &str| {
-            let l = super::super::udhr::Declarations::shipped()
-                .langs()
-                .iter()
-                .find(|l| l.code == code)
-                .unwrap();
-            let text = l.declaration();
-            let from = crate::analyse::text::prefix(text, 1024).len();
-            crate::analyse::text::prefix(&text[from..], 1024).to_string()
-        };
+        let declaration = second_kilobyte;
         let t = words.excess(&declaration("tur"), "tur").unwrap();
         let c = words.excess(&declaration("crh"), "tur").unwrap();
         assert!(c > t + 0.2, "Turkish {t:.2}, Crimean Tatar {c:.2}");
