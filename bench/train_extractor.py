@@ -28,7 +28,7 @@ import gbtrees
 
 WORD = re.compile(r"\w+")
 HERE = os.path.dirname(os.path.abspath(__file__))
-PARAMS = dict(max_iter=100, learning_rate=0.2, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
+PARAMS = dict(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
               l2_regularization=1.0, random_state=0)
 
 
