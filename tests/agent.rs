@@ -166,7 +166,11 @@ fn sigterm_finishes_pages_in_flight_and_loses_nothing() {
             post_many(&addr, &pages, 100_000, 4, "s", Duration::ZERO, &refused)
         })
     };
-    std::thread::sleep(Duration::from_millis(1500));
+    // Stop once pages are flowing, not after a fixed time: a loaded CI
+    // machine took 9 pages in the 1.5 s this test used to wait.
+    wait_until("pages to flow before the stop", 60, || {
+        agent.metric("crawlsieve_pages_in_total") >= 20.0
+    });
     let status = agent.terminate();
     let acked = poster.join().unwrap();
     assert!(status.success(), "{status}");
