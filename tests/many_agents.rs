@@ -282,6 +282,64 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
     );
 }
 
+/// Offsets a consumer steps over — compacted or expired records, transaction
+/// markers, a fetch that starts past the committed offset — hold no page it
+/// will read, and must not hold the partition's commits back (a commit never
+/// passes a page the state lacks, and those pages never come). Here the
+/// broker itself steps over them: tansu 0.6 answers a fetch from inside a
+/// record batch with the next batch. Pages 0–7 are one batch, 8–11 one
+/// batch each, and the group's offset is set to 4: the agent reads from 8
+/// (or from 4 on a broker that sends the whole batch), and commits to the end.
+#[test]
+fn a_fetch_past_the_committed_offset_does_not_hold_commits_back() {
+    let Some(data) = shared_data() else { return };
+    let Some(kafka) = Tansu::start(&[]) else {
+        return;
+    };
+    kafka.create_topic("pages", 1);
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let pages = common::wcxb_pages(&data, 14, 3_000..20_000);
+    common::signed_source_set(d, &pages[..2]);
+    let envelope = |i: usize| {
+        serde_json::json!({"url": format!("http://site{}.example/p/{i}", i % 3), "html": pages[2 + i]})
+            .to_string()
+    };
+    kafka.produce_one_batch("pages", &(0..8).map(envelope).collect::<Vec<_>>());
+    kafka.produce("pages", &(8..12).map(envelope).collect::<Vec<_>>());
+    kafka.commit("crawl", "pages", 0, 4);
+
+    let dir = d.join("agent");
+    let source = format!(
+        "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"crawl\"\ncheckpoint_seconds = 1",
+        kafka.brokers()
+    );
+    let config = agent_config(&dir, &source, &d.join("source.cslab"), &d.join("k.pub"));
+    let mut agent = Agent::start(&config);
+    wait_until("every offset committed", 60, || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        kafka.committed_lag("crawl", "pages") == 0
+    });
+    let skipped = agent.metric("crawlsieve_neighborhood_handover_total{outcome=\"skipped\"}");
+    assert!(agent.terminate().success());
+    let judged: BTreeSet<i64> = records(&dir)
+        .0
+        .iter()
+        .map(|v| {
+            let id = v["origin"]["id"].as_str().unwrap();
+            id.rsplit(':').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    eprintln!("group offset 4, 12 pages: offsets judged {judged:?}, {skipped} stepped over");
+    assert!(judged.iter().all(|o| (4..12).contains(o)), "{judged:?}");
+    assert_eq!(
+        judged.len() as f64 + skipped,
+        8.0,
+        "each offset from 4 on either judged or stepped over"
+    );
+    assert!(judged.contains(&11));
+}
+
 /// NATS has no partition assignment in a durable consumer; the deployment
 /// partitions by subject instead (README "Many agents on one crawl"): the
 /// server maps `crawl.pages.<site>` to `crawl.pages.<k>.<site>`, k a hash of

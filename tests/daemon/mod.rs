@@ -470,11 +470,19 @@ impl Tansu {
         assert!(ok.success(), "create topic {topic}");
     }
 
-    /// Messages with their keys (the default partitioner puts one key in one partition).
+    /// Messages with their keys (the default partitioner puts one key in one
+    /// partition), one record batch each: tansu 0.6 answers a fetch with the
+    /// batches that *start* at or after the offset asked for (its dynostore
+    /// `fetch`), so a consumer that starts inside a batch (from a commit
+    /// between two of its records) never gets the batch's rest. Those pages
+    /// would be lost to the group whatever the agent does; a real broker
+    /// sends the whole batch. What the agent does with such a gap is
+    /// `a_fetch_past_the_committed_offset_does_not_hold_commits_back`.
     pub fn produce_keyed(&self, topic: &str, messages: &[(String, String)]) {
         use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
         let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
             .set("bootstrap.servers", self.brokers())
+            .set("batch.num.messages", "1")
             .create()
             .unwrap();
         for (key, payload) in messages {
@@ -500,10 +508,12 @@ impl Tansu {
         drop(std::mem::replace(self, again));
     }
 
+    /// Keyed by their index, one record batch each (see `produce_keyed`).
     pub fn produce(&self, topic: &str, payloads: &[String]) {
         use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
         let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
             .set("bootstrap.servers", self.brokers())
+            .set("batch.num.messages", "1")
             .create()
             .unwrap();
         for (i, payload) in payloads.iter().enumerate() {
@@ -513,6 +523,39 @@ impl Tansu {
                 .unwrap();
         }
         p.flush(Duration::from_secs(30)).unwrap();
+    }
+
+    /// `payloads` into partition 0 of `topic` as one record batch (they are
+    /// sent within the producer's linger time, and fit its batch size).
+    pub fn produce_one_batch(&self, topic: &str, payloads: &[String]) {
+        use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+        let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .set("linger.ms", "2000")
+            .create()
+            .unwrap();
+        for payload in payloads {
+            p.send(BaseRecord::<(), _>::to(topic).partition(0).payload(payload))
+                .map_err(|(e, _)| e)
+                .unwrap();
+        }
+        p.flush(Duration::from_secs(30)).unwrap();
+    }
+
+    /// Commits `offset` for `group` on `topic`'s `partition`, as a consumer
+    /// outside the group can (an operator resetting offsets).
+    pub fn commit(&self, group: &str, topic: &str, partition: i32, offset: i64) {
+        use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+        let c: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .set("group.id", group)
+            .set("enable.auto.commit", "false")
+            .create()
+            .unwrap();
+        let mut tpl = rdkafka::TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, rdkafka::Offset::Offset(offset))
+            .unwrap();
+        c.commit(&tpl, CommitMode::Sync).unwrap();
     }
 
     /// Messages of `topic` past `group`'s committed offsets (all of them in

@@ -20,7 +20,7 @@
 use super::Neighborhoods;
 use crate::settings::NeighborhoodSettings;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
@@ -41,13 +41,25 @@ impl Place {
 /// A partition: (topic, partition number).
 pub type ShardKey = (Arc<str>, i32);
 
-/// The offsets of a partition whose pages are in the state.
+/// The offsets of a partition whose pages are in the state, or that hold no
+/// page at all.
+///
+/// A partition's offsets are not all pages: compaction and retention remove
+/// records, a transactional producer's commit markers take an offset each,
+/// and a consumer may be handed a fetch that starts past its committed
+/// offset. The consumer reads a partition in offset order, so offsets it
+/// stepped over are known at once (`skip`) and count as covered: otherwise
+/// the prefix would stop at the first of them and no commit would pass it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coverage {
     /// Every offset below this one.
     pub through: i64,
-    /// And these, each at or above `through`.
+    /// And these, each above `through`.
     pub above: BTreeSet<i64>,
+    /// And these ranges (start → end, exclusive) of offsets the consumer
+    /// stepped over, each above `through`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped: BTreeMap<i64, i64>,
 }
 
 impl Coverage {
@@ -55,7 +67,7 @@ impl Coverage {
     pub fn starting_at(start: i64) -> Self {
         Coverage {
             through: start,
-            above: BTreeSet::new(),
+            ..Coverage::default()
         }
     }
 
@@ -63,15 +75,18 @@ impl Coverage {
     pub fn advance_to(&mut self, start: i64) {
         if start > self.through {
             self.through = start;
-            self.above = self.above.split_off(&start);
-            while self.above.remove(&self.through) {
-                self.through = self.through.saturating_add(1);
-            }
+            self.settle();
         }
     }
 
     pub fn covers(&self, offset: i64) -> bool {
-        offset < self.through || self.above.contains(&offset)
+        offset < self.through
+            || self.above.contains(&offset)
+            || self
+                .skipped
+                .range(..=offset)
+                .next_back()
+                .is_some_and(|(_, &end)| offset < end)
     }
 
     /// Records `offset`; false when it was covered already.
@@ -82,13 +97,48 @@ impl Coverage {
         if offset == self.through {
             // Saturating: a checkpoint read back may say anything.
             self.through = self.through.saturating_add(1);
-            while self.above.remove(&self.through) {
-                self.through = self.through.saturating_add(1);
-            }
+            self.settle();
         } else {
             self.above.insert(offset);
         }
         true
+    }
+
+    /// Offsets `from..to` hold no page this consumer will read: covered, in
+    /// constant space however many they are.
+    pub fn skip(&mut self, from: i64, to: i64) {
+        let from = from.max(self.through);
+        if from >= to {
+            return;
+        }
+        if from == self.through {
+            self.through = to;
+        } else {
+            let end = self.skipped.entry(from).or_insert(to);
+            *end = (*end).max(to);
+        }
+        self.settle();
+    }
+
+    /// Moves `through` over what is covered right above it, and drops what
+    /// it passed.
+    fn settle(&mut self) {
+        loop {
+            self.above = self.above.split_off(&self.through);
+            let mut passed = self.skipped.split_off(&self.through.saturating_add(1));
+            std::mem::swap(&mut passed, &mut self.skipped);
+            // Ranges starting at or below `through` that reach past it.
+            let reach = passed.values().copied().max().unwrap_or(i64::MIN);
+            if reach > self.through {
+                self.through = reach;
+                continue;
+            }
+            if self.above.remove(&self.through) {
+                self.through = self.through.saturating_add(1);
+                continue;
+            }
+            break;
+        }
     }
 }
 
@@ -205,6 +255,37 @@ mod tests {
     }
 
     #[test]
+    fn offsets_without_a_page_do_not_hold_the_prefix_back() {
+        // A fetch that starts past the committed offset (10): 10 and 11 will
+        // never be read; the page at 12 is.
+        let mut c = Coverage::starting_at(10);
+        c.skip(10, 12);
+        assert_eq!(c.through, 12);
+        assert!(c.mark(12));
+        assert_eq!(c.through, 13);
+        // A transaction marker at 15 while 13 and 14 are still in flight, and
+        // a gap of ten million (retention) after 20: constant space.
+        c.mark(16);
+        c.skip(15, 16);
+        c.skip(21, 10_000_021);
+        c.mark(20);
+        assert!(c.covers(15) && c.covers(5_000_000) && !c.covers(13) && !c.covers(17));
+        assert_eq!((c.through, c.above.len(), c.skipped.len()), (13, 2, 2));
+        for o in [14, 17, 18, 19, 13] {
+            assert!(c.mark(o), "offset {o}");
+        }
+        assert_eq!(c.through, 10_000_021);
+        assert!(c.above.is_empty() && c.skipped.is_empty());
+        // Skips that overlap what is covered, or are empty, change nothing wrong.
+        c.skip(5, 10_000_022);
+        c.skip(10_000_030, 10_000_030);
+        assert_eq!((c.through, c.skipped.len()), (10_000_022, 0));
+        // A checkpoint written before gaps were known reads back.
+        let old: Coverage = serde_json::from_str(r#"{"through":7,"above":[9]}"#).unwrap();
+        assert_eq!((old.through, old.skipped.len()), (7, 0));
+    }
+
+    #[test]
     fn a_commit_never_passes_a_page_the_state_lacks() {
         let settings = crate::settings::Settings::defaults().neighborhoods;
         // Adopted at offset 5; the page at 5, read before the rebalance, was
@@ -229,6 +310,7 @@ mod tests {
                 .observe(&format!("http://copier.example/p/{i}"), 0.9);
         }
         s.coverage.mark(40);
+        s.coverage.skip(50, 60);
         let key: ShardKey = ("pages".into(), 3);
         let bytes = s.encode(&key).unwrap();
         let (k, back) = Shard::decode(&bytes, settings).unwrap();

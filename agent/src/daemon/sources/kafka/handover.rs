@@ -54,6 +54,9 @@ pub struct Handover {
     /// Per owned partition, the next offset to commit: every page below it is
     /// delivered, so in the state.
     acked: Mutex<HashMap<i32, i64>>,
+    /// Per owned partition, the offset the consumer should hand out next:
+    /// one above it means the offsets between hold no page (`received`).
+    next: Mutex<HashMap<i32, i64>>,
     turn: Mutex<()>,
     /// A partition's state could not be restored: the run must start again
     /// (its pages were neither counted nor committed).
@@ -97,6 +100,7 @@ impl Handover {
             producer,
             reader,
             acked: Mutex::new(HashMap::new()),
+            next: Mutex::new(HashMap::new()),
             turn: Mutex::new(()),
             failed: AtomicBool::new(false),
         };
@@ -189,6 +193,35 @@ impl Handover {
             .collect()
     }
 
+    /// The consumer handed out the message at `place` (in offset order, per
+    /// partition): offsets it stepped over since the last one hold no page
+    /// it will read (compacted or expired records, transaction markers, a
+    /// fetch that started past the committed offset), and are covered, so
+    /// that commits can pass them.
+    pub fn received(&self, place: &Place) {
+        let gap = {
+            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(next) = next.get_mut(&place.partition) else {
+                return;
+            };
+            let gap = (*next < place.offset).then_some(*next);
+            *next = (*next).max(place.offset + 1);
+            gap
+        };
+        if let Some(from) = gap {
+            if let Some(s) = self
+                .tracker()
+                .shard_mut(&(self.topic.clone(), place.partition))
+            {
+                s.coverage.skip(from, place.offset);
+            }
+            let n = (place.offset - from) as u64;
+            self.count("skipped", n);
+            tracing::debug!(topic = %self.topic, partition = place.partition, from, to = place.offset,
+                "offsets without a page to read: covered");
+        }
+    }
+
     /// A page of partition `place` is delivered (pages of a partition are
     /// acknowledged in offset order).
     pub fn acked(&self, place: &Place) {
@@ -243,6 +276,10 @@ impl Handover {
             );
             self.tracker().adopt((self.topic.clone(), p), shard);
             self.acked
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(p, start);
+            self.next
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(p, start);
@@ -314,10 +351,15 @@ impl Handover {
             let mut acked = self.acked.lock().unwrap_or_else(|p| p.into_inner());
             match which {
                 Which::Changed => acked.clone(),
-                Which::Release(ps) => ps
-                    .iter()
-                    .filter_map(|p| Some((*p, acked.remove(p)?)))
-                    .collect(),
+                Which::Release(ps) => {
+                    let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+                    for p in ps {
+                        next.remove(p);
+                    }
+                    ps.iter()
+                        .filter_map(|p| Some((*p, acked.remove(p)?)))
+                        .collect()
+                }
             }
         };
         // Copied under the tracker's lock, encoded outside it: pages keep

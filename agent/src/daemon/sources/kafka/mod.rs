@@ -2,12 +2,12 @@
 //! partition's neighborhood state moves with the partition (`handover`).
 
 pub mod handover;
+mod pump;
 
 use super::watchdog::Backlog;
 use super::{envelope, supervise, Ended, Run};
 use crate::neighborhoods::shards::Place;
-use crate::page::Origin;
-use futures::StreamExt;
+use crate::page::{Input, Origin};
 use handover::Handover;
 pub use handover::HandoverConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext, Rebalance, StreamConsumer};
@@ -96,45 +96,30 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
         .subscribe(&[&cfg.topic])
         .map_err(|e| anyhow::anyhow!("kafka source {}: {e}", cfg.topic))?;
     let max = run.agent.max_page_bytes;
-    let quiet = &super::Quiet::new(&run.name);
     let topic: Arc<str> = cfg.topic.as_str().into();
-    let failed = handover.clone();
-    let pages = consumer
-        .stream()
-        // A partition whose state could not be restored ends the run (its pages
-        // are neither counted nor committed); the next run restores it again.
-        .take_while(move |_| {
-            let ok = !h_failed(&failed);
-            async move { ok }
-        })
-        .filter_map(move |m| {
-            let topic = topic.clone();
-            async move {
-                match m {
-                    Ok(m) => {
-                        quiet.ok();
-                        let origin = Origin::Ingest {
-                            id: format!("kafka:{}:{}:{}", m.topic(), m.partition(), m.offset()),
-                        };
-                        let input = envelope(m.payload().unwrap_or_default(), origin, max);
-                        let place = Place {
-                            topic: if *topic == *m.topic() {
-                                topic
-                            } else {
-                                m.topic().into()
-                            },
-                            partition: m.partition(),
-                            offset: m.offset(),
-                        };
-                        Some((input, place))
-                    }
-                    Err(e) => {
-                        quiet.failed(&e);
-                        None
-                    }
+    // A few pages between the pump and the pipeline; the pipeline's window
+    // holds the rest.
+    let (tx, mut rx) = tokio::sync::mpsc::channel(8);
+    let window = run.window;
+    let pump = {
+        let (consumer, handover, name) = (consumer.clone(), handover.clone(), run.name.clone());
+        tokio::spawn(async move {
+            let quiet = super::Quiet::new(&name);
+            let convert = |m: &rdkafka::message::BorrowedMessage<'_>| {
+                quiet.ok();
+                let (input, place) = page_at(m, &topic, max);
+                if let Some(h) = &handover {
+                    h.received(&place);
                 }
-            }
-        });
+                (input, place)
+            };
+            // A partition whose state could not be restored ends the run (its
+            // pages are neither counted nor committed); the next run restores it.
+            let done = || h_failed(&handover);
+            pump::pump(consumer, tx, window, convert, |e| quiet.failed(e), done).await
+        })
+    };
+    let pages = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
     let checkpoints = handover.clone().map(|h| {
         let consumer = consumer.clone();
         tokio::spawn(async move {
@@ -171,6 +156,9 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
             },
         )
         .await;
+    // No more polling: no rebalance callback runs from here on.
+    pump.abort();
+    let _ = pump.await;
     if let Some(c) = checkpoints {
         c.abort();
         let _ = c.await;
@@ -191,6 +179,28 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
     // the fetch position, which may be past pages that were not.
     consumer.unsubscribe();
     Ok(ended)
+}
+
+/// A message as the pipeline takes it: the page envelope, and where it sits.
+fn page_at(
+    m: &rdkafka::message::BorrowedMessage<'_>,
+    topic: &Arc<str>,
+    max: usize,
+) -> (Input, Place) {
+    let origin = Origin::Ingest {
+        id: format!("kafka:{}:{}:{}", m.topic(), m.partition(), m.offset()),
+    };
+    let input = envelope(m.payload().unwrap_or_default(), origin, max);
+    let place = Place {
+        topic: if **topic == *m.topic() {
+            topic.clone()
+        } else {
+            m.topic().into()
+        },
+        partition: m.partition(),
+        offset: m.offset(),
+    };
+    (input, place)
 }
 
 /// The partitions of `topic` (none when it does not exist, or not yet).
