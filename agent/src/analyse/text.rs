@@ -212,7 +212,7 @@ impl TextBuilder {
                 (c, c.len_utf8())
             };
             i += len;
-            if c.is_whitespace() {
+            if c.is_whitespace() || is_private_use(c) {
                 self.pending_space = true;
                 continue;
             }
@@ -365,11 +365,9 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// ASCII whitespace as `char::is_whitespace` has it (with U+000B, unlike
-/// `u8::is_ascii_whitespace`).
-#[inline]
 /// Where the ASCII word going on at `from` ends: at the next space,
 /// non-ASCII byte or the end.
+#[inline]
 fn ascii_word_end(bytes: &[u8], from: usize) -> usize {
     from + bytes[from..]
         .iter()
@@ -377,8 +375,21 @@ fn ascii_word_end(bytes: &[u8], from: usize) -> usize {
         .unwrap_or(bytes.len() - from)
 }
 
+/// ASCII whitespace as `char::is_whitespace` has it (with U+000B, unlike
+/// `u8::is_ascii_whitespace`).
+#[inline]
 fn is_ascii_space(b: u8) -> bool {
     b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+/// Unicode's private-use areas. On the web their characters are icon-font
+/// glyphs (Material Icons, Font Awesome, site icon sets: a star, a cart, an
+/// arrow), drawn by a font the reader's text does not have: no words, and a
+/// "word" of one glyph between two icons would make a paragraph of nothing.
+/// So they read as space.
+#[inline]
+fn is_private_use(c: char) -> bool {
+    matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0x10FFFF)
 }
 
 /// Attribute-like text (`<title>`, `<meta>` values, JSON-LD strings) as a
@@ -484,6 +495,19 @@ mod tests {
         // 1,000 Han characters: about 570 words, not 1,000.
         assert_eq!(words(&"中".repeat(1000)), 571);
         assert_eq!(words("one two three"), 3);
+    }
+
+    #[test]
+    fn icon_font_glyphs_are_not_words() {
+        // Material Icons' star (U+E838) between a rating's words, and a
+        // paragraph of nothing but glyphs.
+        let mut b = TextBuilder::default();
+        b.push_text("\u{e838}\u{e838} Perfekt\u{e5cc}", 0, (0, 0), Role::Plain);
+        b.block_break();
+        b.push_text(" \u{e83a} \u{f0001} ", 0, (0, 0), Role::Plain);
+        b.finish();
+        assert_eq!(b.text, "Perfekt");
+        assert_eq!((b.words, b.blocks.len()), (1, 1));
     }
 
     #[test]
