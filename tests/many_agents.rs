@@ -62,6 +62,14 @@ dir = {:?}
     path
 }
 
+/// The `[[agent.sources]]` block of an agent in group `crawl` on topic `pages`.
+fn kafka_source(kafka: &Tansu, checkpoint_seconds: u32) -> String {
+    format!(
+        "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"crawl\"\ncheckpoint_seconds = {checkpoint_seconds}",
+        kafka.brokers()
+    )
+}
+
 /// A labeled set of 10 real pages (`d/source.cslab`, key `d/k.pub`) and a crawl
 /// of 190 page envelopes keyed by site: 16 untouched sites of 10 real pages,
 /// 3 copier sites republishing the set; interleaved as a crawler fetches.
@@ -205,11 +213,12 @@ fn three_agents_share_a_crawl_and_hand_neighborhoods_over_on_rebalance() {
     let configs: Vec<_> = dirs
         .iter()
         .map(|dir| {
-            let source = format!(
-                "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"crawl\"\ncheckpoint_seconds = 2",
-                kafka.brokers()
-            );
-            agent_config(dir, &source, &d.join("source.cslab"), &d.join("k.pub"))
+            agent_config(
+                dir,
+                &kafka_source(&kafka, 2),
+                &d.join("source.cslab"),
+                &d.join("k.pub"),
+            )
         })
         .collect();
     let all: Vec<&Path> = dirs.iter().map(|p| p.as_path()).collect();
@@ -310,11 +319,12 @@ fn a_fetch_past_the_committed_offset_does_not_hold_commits_back() {
     kafka.commit("crawl", "pages", 0, 4);
 
     let dir = d.join("agent");
-    let source = format!(
-        "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"crawl\"\ncheckpoint_seconds = 1",
-        kafka.brokers()
+    let config = agent_config(
+        &dir,
+        &kafka_source(&kafka, 1),
+        &d.join("source.cslab"),
+        &d.join("k.pub"),
     );
-    let config = agent_config(&dir, &source, &d.join("source.cslab"), &d.join("k.pub"));
     let mut agent = Agent::start(&config);
     wait_until("every offset committed", 60, || {
         std::thread::sleep(std::time::Duration::from_millis(200));

@@ -470,6 +470,19 @@ impl Tansu {
         assert!(ok.success(), "create topic {topic}");
     }
 
+    /// A producer to this broker, with one setting of its own.
+    fn producer(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> rdkafka::producer::ThreadedProducer<rdkafka::producer::DefaultProducerContext> {
+        rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.brokers())
+            .set(key, value)
+            .create()
+            .unwrap()
+    }
+
     /// Messages with their keys (the default partitioner puts one key in one
     /// partition), one record batch each: tansu 0.6 answers a fetch with the
     /// batches that *start* at or after the offset asked for (its dynostore
@@ -479,12 +492,8 @@ impl Tansu {
     /// sends the whole batch. What the agent does with such a gap is
     /// `a_fetch_past_the_committed_offset_does_not_hold_commits_back`.
     pub fn produce_keyed(&self, topic: &str, messages: &[(String, String)]) {
-        use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
-        let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", self.brokers())
-            .set("batch.num.messages", "1")
-            .create()
-            .unwrap();
+        use rdkafka::producer::{BaseRecord, Producer};
+        let p = self.producer("batch.num.messages", "1");
         for (key, payload) in messages {
             p.send(BaseRecord::to(topic).key(key).payload(payload))
                 .map_err(|(e, _)| e)
@@ -510,12 +519,8 @@ impl Tansu {
 
     /// Keyed by their index, one record batch each (see `produce_keyed`).
     pub fn produce(&self, topic: &str, payloads: &[String]) {
-        use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
-        let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", self.brokers())
-            .set("batch.num.messages", "1")
-            .create()
-            .unwrap();
+        use rdkafka::producer::{BaseRecord, Producer};
+        let p = self.producer("batch.num.messages", "1");
         for (i, payload) in payloads.iter().enumerate() {
             let key = i.to_string();
             p.send(BaseRecord::to(topic).key(&key).payload(payload))
@@ -528,12 +533,8 @@ impl Tansu {
     /// `payloads` into partition 0 of `topic` as one record batch (they are
     /// sent within the producer's linger time, and fit its batch size).
     pub fn produce_one_batch(&self, topic: &str, payloads: &[String]) {
-        use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
-        let p: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", self.brokers())
-            .set("linger.ms", "2000")
-            .create()
-            .unwrap();
+        use rdkafka::producer::{BaseRecord, Producer};
+        let p = self.producer("linger.ms", "2000");
         for payload in payloads {
             p.send(BaseRecord::<(), _>::to(topic).partition(0).payload(payload))
                 .map_err(|(e, _)| e)

@@ -121,23 +121,25 @@ impl Coverage {
     }
 
     /// Moves `through` over what is covered right above it, and drops what
-    /// it passed.
+    /// it passed. On a page's mark this is one lookup in each set.
     fn settle(&mut self) {
         loop {
-            self.above = self.above.split_off(&self.through);
-            let mut passed = self.skipped.split_off(&self.through.saturating_add(1));
-            std::mem::swap(&mut passed, &mut self.skipped);
-            // Ranges starting at or below `through` that reach past it.
-            let reach = passed.values().copied().max().unwrap_or(i64::MIN);
-            if reach > self.through {
-                self.through = reach;
-                continue;
-            }
             if self.above.remove(&self.through) {
                 self.through = self.through.saturating_add(1);
-                continue;
+            } else if let Some(end) = self
+                .skipped
+                .first_key_value()
+                .and_then(|(&start, &end)| (start <= self.through).then_some(end))
+            {
+                self.skipped.pop_first();
+                self.through = self.through.max(end);
+            } else {
+                break;
             }
-            break;
+        }
+        // Singles a skipped range carried `through` past.
+        if self.above.first().is_some_and(|&o| o < self.through) {
+            self.above = self.above.split_off(&self.through);
         }
     }
 }
