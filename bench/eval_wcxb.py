@@ -101,9 +101,11 @@ def main():
                       g["_internal"]["page_type"]["primary"]))
     files = [p for p, _, _ in pages]
     # extract.scorer: "plateau" is the default, "learned" the opt-in model, "auto"
-    # the plateau with the model where the plateau keeps little of the page.
+    # the plateau with the model where the plateau keeps little of the page,
+    # "pruned" as auto and elsewhere the plateau's choice pruned by the model.
     systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
                ("cs-auto", *ours(a.binary, files, "auto")),
+               ("cs-pruned", *ours(a.binary, files, "pruned")),
                ("cs-learned", *ours(a.binary, files, "learned"))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):

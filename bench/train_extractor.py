@@ -15,7 +15,7 @@ bench/eval_wcxb.py does, reported per fold, with the spread. The threshold is
 chosen on the out-of-fold predictions of the training folds only. The shipped
 model is then trained on all of dev; trafilatura-eval is never seen.
 
-Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON]
+Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1]
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
@@ -176,10 +176,11 @@ def predict(clf, pages):
     return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
 
 
-def export(clf, names, threshold, relative):
+def export(clf, names, threshold, relative, prune):
     trees = [gbtrees.tree(pred) for (pred,) in clf._predictors]
     return dict(format=1, features=names, bias=float(np.ravel(clf._baseline_prediction)[0]),
-                threshold=threshold, relative=relative, trees=trees,
+                threshold=threshold, relative=relative,
+                prune=dict(threshold=prune[0], relative=prune[1]), trees=trees,
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
 
 
@@ -201,6 +202,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "..", "rules", "extractor.json"))
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--dump-oof", help="write each page's out-of-fold F1 as JSON {id: F1} to this file")
+    ap.add_argument("--below", type=float, default=0.1,
+                    help="extract.learned_below: pages where the plateau keeps a smaller share go to the model alone")
     ap.add_argument("--params", help="JSON of scikit-learn parameters to change, e.g. '{\"max_iter\": 60}'")
     a = ap.parse_args()
     if a.params:
@@ -239,18 +242,31 @@ def main():
               file=sys.stderr)
     if a.dump_oof:
         json.dump({p["id"]: f for p, f in zip(pages, page_scores)}, open(a.dump_oof, "w"))
-    by_type = collections.defaultdict(list)
-    for p, f in zip(pages, page_scores):
-        by_type[p["type"]].append(f)
-    allf = [x for v in by_type.values() for x in v]
-    print(f"cross-validated F1 (block-level, {a.folds} folds by domain): mean {np.mean(allf):.3f}; "
-          f"per fold {' '.join(f'{s:.3f}' for s in fold_scores)}; spread {min(fold_scores):.3f}-{max(fold_scores):.3f}")
-    print("per type: " + ", ".join(f"{t} {np.mean(v):.3f} ({len(v)})" for t, v in sorted(by_type.items())))
-    # The shipped model: all pages; threshold from the out-of-fold predictions.
+    report("learned", pages, page_scores, fold_scores, a.folds)
+    # extract.scorer = "pruned": on a page where the plateau keeps at least
+    # `below` of the words, only the plateau's blocks are scored and kept at
+    # the prune cut; elsewhere the model alone, at its own cut. The prune cut
+    # is chosen on the other folds' pruned pages, as the threshold above.
+    plateau, share = names.index("plateau"), names.index("page_plateau_share")
+    gated = [bool(p["blocks"]) and p["blocks"][0][1][share] >= a.below for p in pages]
+    pruned = [Curve(p, np.asarray(o) * np.array([r[plateau] for _, r in p["blocks"]])) if g else None
+              for p, o, g in zip(pages, oof, gated)]
+    auto_fold, auto_scores = [], [None] * len(pages)
+    for k in range(a.folds):
+        th, rel, _ = best_cut([c for c, p in zip(pruned, pages) if c and fold_of[p["domain"]] != k])
+        idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
+        for i in idx:
+            auto_scores[i] = pruned[i].at(th, rel) if pruned[i] else page_scores[i]
+        auto_fold.append(float(np.mean([auto_scores[i] for i in idx])))
+    print(f"pruned: {sum(gated)} of {len(pages)} pages pruned (plateau share >= {a.below})")
+    report("pruned", pages, auto_scores, auto_fold, a.folds)
+    # The shipped model: all pages; cuts from the out-of-fold predictions.
     th, rel, s = best_cut(curves)
     print(f"cut on out-of-fold predictions: threshold {th:.3f}, relative {rel} (F1 {s:.3f})")
+    prune = best_cut([c for c in pruned if c])
+    print(f"prune cut on out-of-fold predictions: threshold {prune[0]:.3f}, relative {prune[1]}")
     clf = fit(pages)
-    model = export(clf, names, th, rel)
+    model = export(clf, names, th, rel, prune[:2])
     X, _, _ = matrix(pages[:50])
     ref = clf.decision_function(X)
     got = np.array([walk(model, r) for r in X])
@@ -258,6 +274,15 @@ def main():
     if not a.no_write:
         json.dump(model, open(a.out, "w"), separators=(",", ":"))
         print(f"wrote {a.out}: {len(model['trees'])} trees, {sum(len(t['feature']) for t in model['trees'])} nodes")
+
+
+def report(name, pages, scores, fold_scores, folds):
+    by_type = collections.defaultdict(list)
+    for p, f in zip(pages, scores):
+        by_type[p["type"]].append(f)
+    print(f"{name}: cross-validated F1 (block-level, {folds} folds by domain): mean {np.mean(scores):.3f}; "
+          f"per fold {' '.join(f'{s:.3f}' for s in fold_scores)}; spread {min(fold_scores):.3f}-{max(fold_scores):.3f}")
+    print(f"{name}: per type: " + ", ".join(f"{t} {np.mean(v):.3f} ({len(v)})" for t, v in sorted(by_type.items())))
 
 
 def hash_str(s):

@@ -57,7 +57,7 @@ pub struct InputSettings {
 #[serde(deny_unknown_fields)]
 pub struct ExtractSettings {
     pub scorer: ScorerKind,
-    /// With `scorer = "auto"`: the share of a page's words under which the
+    /// With `scorer = "auto"` or `"pruned"`: the share of a page's words under which the
     /// plateau's choice is handed to the learned scorer.
     pub learned_below: f64,
 }
@@ -73,6 +73,9 @@ pub enum ScorerKind {
     /// The plateau, and the learned scorer where the plateau keeps less
     /// than `extract.learned_below` of the page's words.
     Auto,
+    /// As `Auto`, and elsewhere the plateau's choice pruned by the model:
+    /// the blocks of it the model calls boilerplate are left out.
+    Pruned,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -462,9 +465,10 @@ impl Settings {
         };
         let model = Box::new(Model::parse(&text).with_context(|| origin.clone())?);
         Ok(match self.extract.scorer {
-            ScorerKind::Auto => Scorer::Auto {
+            ScorerKind::Auto | ScorerKind::Pruned => Scorer::Auto {
                 model,
                 below: self.extract.learned_below as f32,
+                prune: self.extract.scorer == ScorerKind::Pruned,
             },
             _ => Scorer::Learned(model),
         })

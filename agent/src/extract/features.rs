@@ -155,6 +155,17 @@ struct Sums {
 /// One row of `N` features per block of `analysis`. `plateau[b]` says whether
 /// the plateau chose block `b`.
 pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
+    rows_of(analysis, plateau, |_| true)
+}
+
+/// The rows of the blocks `wanted` says, in block order. The page's sums
+/// are made over every block (a row reads its neighbours and regions), but
+/// a block's own text is read only for its row.
+pub fn rows_of(
+    analysis: &Analysis,
+    plateau: &[bool],
+    wanted: impl Fn(usize) -> bool,
+) -> Vec<[f32; N]> {
     let blocks = &analysis.blocks;
     let nb = blocks.len();
     let mut sums = vec![Sums::default(); nb];
@@ -219,7 +230,7 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
             start = b;
         }
     }
-    let mut out = Vec::with_capacity(nb);
+    let mut out = Vec::new();
     let mut words_before = 0u32;
     // Prefix sums for the ±5 window.
     let mut pre = vec![[0f32; 3]; nb + 1];
@@ -252,6 +263,10 @@ pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
     let templates = templates(analysis, &sums, plateau, total_words);
     for b in 0..nb {
         let s = &sums[b];
+        if !wanted(b) {
+            words_before += s.words;
+            continue;
+        }
         let block = &blocks[b];
         let text = analysis.slice(block.start, block.end);
         let t = text_stats(text);

@@ -42,8 +42,14 @@ pub enum Scorer {
     /// The weighted plateau, and the learned model on a page where the
     /// plateau keeps less than `below` of the page's words: a listing, a
     /// product grid or a forum, where one dense run of text is not the
-    /// content. Articles, most of a crawl, pay nothing for the model.
-    Auto { model: Box<Model>, below: f32 },
+    /// content. Articles, most of a crawl, pay nothing for the model. With
+    /// `prune`, they pay for the model on the plateau's blocks, and the
+    /// blocks of its choice the model calls boilerplate are left out.
+    Auto {
+        model: Box<Model>,
+        below: f32,
+        prune: bool,
+    },
 }
 
 /// The page's main content: paragraphs as byte ranges into `Analysis::text`.
@@ -129,15 +135,21 @@ pub fn content(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings
             learned(analysis, &chosen, model, closing)
         }
         Scorer::Auto { .. } if analysis.content_tag == Some(true) => content_tag(analysis),
-        Scorer::Auto { model, below } => {
+        Scorer::Auto {
+            model,
+            below,
+            prune,
+        } => {
             let chosen = plateau_choice(analysis, &Weights::default());
             let mut cut = chosen.clone();
             closing::cut(closing, analysis, &mut cut);
-            let plateau = collect(analysis, &cut);
-            if (plateau.words as f32) < below * analysis.words as f32 {
+            let words: u32 = cut.iter().map(|&i| analysis.segments[i].words).sum();
+            if (words as f32) < below * analysis.words as f32 {
                 learned(analysis, &chosen, model, closing)
+            } else if *prune {
+                pruned(analysis, &chosen, cut, model)
             } else {
-                plateau
+                collect(analysis, &cut)
             }
         }
     }
@@ -202,6 +214,23 @@ fn learned(
         .collect();
     closing::cut(closing, analysis, &mut picked);
     collect(analysis, &picked)
+}
+
+/// The plateau's segments `cut` (its choice `chosen` after the closing
+/// headings) whose blocks the model keeps at its prune cut; the plateau's
+/// choice unpruned where the model file has no prune cut.
+fn pruned(analysis: &Analysis, chosen: &[usize], mut cut: Vec<usize>, model: &Model) -> Content {
+    let among = plateau_blocks(analysis, chosen);
+    let rows = features::rows_of(analysis, &among, |b| among[b]);
+    if let Some(keep) = model.prune(&rows, &among) {
+        let segments = &analysis.segments;
+        cut.retain(|&i| {
+            keep.get(segments[i].block as usize)
+                .copied()
+                .unwrap_or(false)
+        });
+    }
+    collect(analysis, &cut)
 }
 
 /// The segments the weighted plateau chooses.
@@ -480,12 +509,21 @@ mod tests {
         }
         // "auto" hands a page to the model only where the plateau keeps
         // less than `learned_below` of its words: here it keeps most.
-        use crate::settings::ScorerKind::{Auto, Plateau};
+        use crate::settings::ScorerKind::{Auto, Plateau, Pruned};
         let plateau = scored(&a, Plateau, 0.0);
         assert!(plateau.split_whitespace().count() * 2 > a.words as usize);
         assert_eq!(scored(&a, Auto, 0.1), plateau);
         assert_eq!(scored(&a, Auto, 0.0), plateau);
         assert_eq!(scored(&a, Auto, 1.0), text);
+        // "pruned" keeps what the plateau keeps, less what the model calls
+        // boilerplate; where the plateau keeps little, the model alone.
+        let pruned = scored(&a, Pruned, 0.1);
+        for i in 0..6 {
+            assert!(pruned.contains(&format!("Paragraph {i} of the report")));
+        }
+        let kept: Vec<&str> = plateau.lines().collect();
+        assert!(pruned.lines().all(|l| kept.contains(&l)), "{pruned}");
+        assert_eq!(scored(&a, Pruned, 1.0), text);
     }
 
     /// The content text `kind` chooses, with `extract.learned_below` at `below`.

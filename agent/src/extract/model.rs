@@ -25,7 +25,19 @@ struct File {
     /// blocks at least `relative` times that block's probability are content.
     #[serde(default)]
     relative: Option<f32>,
+    /// The cut for pruning the plateau's choice (`extract.scorer = "pruned"`),
+    /// chosen by the training script on those blocks alone.
+    #[serde(default)]
+    prune: Option<Cut>,
     trees: Vec<Tree>,
+}
+
+/// A probability cut and its page-relative companion (see `File::relative`).
+#[derive(Debug, Deserialize)]
+struct Cut {
+    threshold: f32,
+    #[serde(default)]
+    relative: Option<f32>,
 }
 
 /// One tree as parallel arrays; `feature < 0` marks a leaf. The page-type
@@ -51,6 +63,8 @@ pub struct Model {
     cut: f32,
     /// See `File::relative`.
     relative: Option<f32>,
+    /// `File::prune` as a raw-score cut and its relative companion.
+    prune: Option<(f32, Option<f32>)>,
     depth: u32,
     /// Per tree, `2^depth - 1` splits in breadth-first order.
     splits: Vec<Split>,
@@ -131,11 +145,17 @@ impl Model {
                 }
             }
         }
-        let p = file.threshold.clamp(1e-6, 1.0 - 1e-6);
+        let relative = |r: Option<f32>| r.filter(|r| *r > 0.0 && *r <= 1.0);
         Ok(Model {
             bias: file.bias,
-            cut: logit(p),
-            relative: file.relative.filter(|r| *r > 0.0 && *r <= 1.0),
+            cut: logit(file.threshold.clamp(1e-6, 1.0 - 1e-6)),
+            relative: relative(file.relative),
+            prune: file.prune.map(|c| {
+                (
+                    logit(c.threshold.clamp(1e-6, 1.0 - 1e-6)),
+                    relative(c.relative),
+                )
+            }),
             depth,
             splits,
             leaves,
@@ -178,21 +198,25 @@ impl Model {
     /// like content, not nothing.
     pub fn decide_all(&self, rows: &[[f32; features::N]]) -> Vec<bool> {
         let scores = self.score_all(rows);
-        let cut = self.page_cut(&scores);
+        let cut = page_cut(self.cut, self.relative, &scores);
         scores.iter().map(|&s| s >= cut).collect()
     }
 
-    /// The raw-score cut for a page whose blocks scored `scores`.
-    fn page_cut(&self, scores: &[f32]) -> f32 {
-        let Some(r) = self.relative else {
-            return self.cut;
-        };
-        let best = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        if best == f32::NEG_INFINITY {
-            return self.cut;
-        }
-        let p = (r / (1.0 + (-best).exp())).clamp(1e-6, 1.0 - 1e-6);
-        self.cut.min(logit(p))
+    /// Which of the blocks `among` are content, at the prune cut; `rows` are
+    /// the rows of those blocks alone, in order (`features::rows_of`): the
+    /// walks are most of the model's cost, and the plateau's blocks are a
+    /// fraction of a page's. `None` for a model file without a prune cut.
+    pub fn prune(&self, rows: &[[f32; features::N]], among: &[bool]) -> Option<Vec<bool>> {
+        let (cut, relative) = self.prune?;
+        let scores = self.score_all(rows);
+        let cut = page_cut(cut, relative, &scores);
+        let mut scores = scores.into_iter();
+        Some(
+            among
+                .iter()
+                .map(|&a| a && scores.next().is_some_and(|s| s >= cut))
+                .collect(),
+        )
     }
 
     /// `score` for every row. Rows go through each tree four at a time:
@@ -240,6 +264,20 @@ impl Tree {
         }
         self.value[i]
     }
+}
+
+/// The raw-score cut for a page whose blocks scored `scores`: `cut`, or
+/// lower where the page's most likely block is below `cut / relative`.
+fn page_cut(cut: f32, relative: Option<f32>, scores: &[f32]) -> f32 {
+    let Some(r) = relative else {
+        return cut;
+    };
+    let best = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if best == f32::NEG_INFINITY {
+        return cut;
+    }
+    let p = (r / (1.0 + (-best).exp())).clamp(1e-6, 1.0 - 1e-6);
+    cut.min(logit(p))
 }
 
 fn logit(p: f32) -> f32 {
@@ -343,6 +381,32 @@ mod tests {
         let sure = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,3]}"#;
         let m = Model::parse(&file(r#""relative":0.5,"#).replace(tree, sure)).unwrap();
         assert_eq!(m.decide_all(&rows), [false, true, true]);
+    }
+
+    #[test]
+    fn the_prune_cut_judges_the_blocks_it_is_given() {
+        let names = serde_json::to_string(&features::names()).unwrap();
+        // Raw score -2 (p .12) at feature 0 <= 0.5, -0.5 (p .38) above.
+        let tree = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,-0.5]}"#;
+        let file = |prune: &str| {
+            format!(
+                r#"{{"format":1,"features":{names},"bias":0,"threshold":0.9,{prune}"trees":[{tree}]}}"#
+            )
+        };
+        // Blocks 0 and 2 of three are the plateau's; their rows alone are given.
+        let among = [true, false, true];
+        let mut rows = vec![[0f32; features::N]; 2];
+        rows[0][0] = 1.0;
+        assert_eq!(Model::parse(&file("")).unwrap().prune(&rows, &among), None);
+        let m = Model::parse(&file(r#""prune":{"threshold":0.3},"#)).unwrap();
+        assert_eq!(m.prune(&rows, &among), Some(vec![true, false, false]));
+        // Its relative cut: at most half the best block's .38.
+        let m = Model::parse(&file(r#""prune":{"threshold":0.5,"relative":0.5},"#)).unwrap();
+        assert_eq!(m.prune(&rows, &among), Some(vec![true, false, false]));
+        let m = Model::parse(&file(r#""prune":{"threshold":0.5,"relative":0.2},"#)).unwrap();
+        assert_eq!(m.prune(&rows, &among), Some(vec![true, false, true]));
+        // The model's own cut (.9) is not the prune cut.
+        assert_eq!(m.decide_all(&rows), [false, false]);
     }
 
     #[test]
