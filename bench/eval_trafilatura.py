@@ -73,7 +73,7 @@ def score(docs, res):
             if norm(s) in text: fp += 1
             else: tn += 1
     p = tp / max(1, tp + fp); r = tp / max(1, tp + fn)
-    return p, r, 2 * tp / max(1, 2 * tp + fp + fn), (tp + tn) / max(1, tp + tn + fp + fn)
+    return p, r, 2 * tp / max(1, 2 * tp + fp + fn), (tp + tn) / max(1, tp + tn + fp + fn), fp, fn
 
 def main():
     ap = argparse.ArgumentParser()
@@ -96,10 +96,11 @@ def main():
             systems.append((name, *peer(name, files)))
     print(f"trafilatura-eval: {len(docs)} documents ({missing} without HTML), {len(files)} files")
     print("published F1: trafilatura 2.2 .924, jusText .862, readability-lxml .826, resiliparse 1.0.9 .811")
-    print(f"{'system':<12} {'pages/s':>8} {'P':>6} {'R':>6} {'F1':>6} {'acc':>6}")
+    # kept: "without" snippets found (boilerplate kept); missed: "with" snippets not found.
+    print(f"{'system':<12} {'pages/s':>8} {'P':>6} {'R':>6} {'F1':>6} {'acc':>6} {'kept':>5} {'missed':>6}")
     for name, res, secs in systems:
-        p, r, f, acc = score(docs, res)
-        print(f"{name:<12} {len(files)/secs:>8.0f} {p:>6.3f} {r:>6.3f} {f:>6.3f} {acc:>6.3f}")
+        p, r, f, acc, fp, fn = score(docs, res)
+        print(f"{name:<12} {len(files)/secs:>8.0f} {p:>6.3f} {r:>6.3f} {f:>6.3f} {acc:>6.3f} {fp:>5} {fn:>6}")
 
 if __name__ == "__main__":
     main()
