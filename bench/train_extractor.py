@@ -16,6 +16,7 @@ chosen on the out-of-fold predictions of the training folds only. The shipped
 model is then trained on all of dev; trafilatura-eval is never seen.
 
 Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1]
+(also chooses the prune cut of extract.scorer = "pruned" and how many trees it reads)
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
@@ -28,6 +29,9 @@ import gbtrees
 
 WORD = re.compile(r"\w+")
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The tree counts tried for pruning, and how much F1 fewer trees may cost.
+PRUNE_TREES = (25, 50, 100)
+PRUNE_SLACK = 0.002
 PARAMS = dict(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
               l2_regularization=1.0, random_state=0)
 
@@ -176,11 +180,11 @@ def predict(clf, pages):
     return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
 
 
-def export(clf, names, threshold, relative, prune):
+def export(clf, names, threshold, relative, prune, prune_trees):
     trees = [gbtrees.tree(pred) for (pred,) in clf._predictors]
     return dict(format=1, features=names, bias=float(np.ravel(clf._baseline_prediction)[0]),
                 threshold=threshold, relative=relative,
-                prune=dict(threshold=prune[0], relative=prune[1]), trees=trees,
+                prune=dict(threshold=prune[0], relative=prune[1], trees=prune_trees), trees=trees,
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
 
 
@@ -220,13 +224,21 @@ def main():
     domains = sorted({p["domain"] for p in pages}, key=lambda d: (hash_str(d), d))
     fold_of = {d: i % a.folds for i, d in enumerate(domains)}
     oof = [None] * len(pages)
+    staged = {n: [None] * len(pages) for n in PRUNE_TREES if n < PARAMS["max_iter"]}
     for k in range(a.folds):
         t = time.perf_counter()
         train = [p for p in pages if fold_of[p["domain"]] != k]
         test_idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
-        probs = predict(fit(train), [pages[i] for i in test_idx])
+        clf = fit(train)
+        probs = predict(clf, [pages[i] for i in test_idx])
         for i, pr in zip(test_idx, probs):
             oof[i] = pr
+        # The same model's first trees alone, for the prune cut (below).
+        X, _, _ = matrix([pages[i] for i in test_idx])
+        for n, raw in enumerate(clf.staged_decision_function(X), 1):
+            if n in staged:
+                for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
+                    staged[n][i] = pr
         print(f"fold {k}: fitted in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     # Each fold's threshold is chosen on the other folds' out-of-fold predictions,
     # so no page's labels choose the threshold it is scored with.
@@ -246,27 +258,35 @@ def main():
     # extract.scorer = "pruned": on a page where the plateau keeps at least
     # `below` of the words, only the plateau's blocks are scored and kept at
     # the prune cut; elsewhere the model alone, at its own cut. The prune cut
-    # is chosen on the other folds' pruned pages, as the threshold above.
+    # is chosen on the other folds' pruned pages, as the threshold above; and
+    # with it how many of the trees prune: the fewest whose cross-validated
+    # F1 is within PRUNE_SLACK of the best (the walks are most of the cost).
     plateau, share = names.index("plateau"), names.index("page_plateau_share")
     gated = [bool(p["blocks"]) and p["blocks"][0][1][share] >= a.below for p in pages]
-    pruned = [Curve(p, np.asarray(o) * np.array([r[plateau] for _, r in p["blocks"]])) if g else None
-              for p, o, g in zip(pages, oof, gated)]
-    auto_fold, auto_scores = [], [None] * len(pages)
-    for k in range(a.folds):
-        th, rel, _ = best_cut([c for c, p in zip(pruned, pages) if c and fold_of[p["domain"]] != k])
-        idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
-        for i in idx:
-            auto_scores[i] = pruned[i].at(th, rel) if pruned[i] else page_scores[i]
-        auto_fold.append(float(np.mean([auto_scores[i] for i in idx])))
     print(f"pruned: {sum(gated)} of {len(pages)} pages pruned (plateau share >= {a.below})")
-    report("pruned", pages, auto_scores, auto_fold, a.folds)
+    staged[PARAMS["max_iter"]] = oof
+    tried = {}
+    for n in sorted(staged):
+        pruned = [Curve(p, np.asarray(o) * np.array([r[plateau] for _, r in p["blocks"]])) if g else None
+                  for p, o, g in zip(pages, staged[n], gated)]
+        auto_fold, auto_scores = [], [None] * len(pages)
+        for k in range(a.folds):
+            th, rel, _ = best_cut([c for c, p in zip(pruned, pages) if c and fold_of[p["domain"]] != k])
+            idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
+            for i in idx:
+                auto_scores[i] = pruned[i].at(th, rel) if pruned[i] else page_scores[i]
+            auto_fold.append(float(np.mean([auto_scores[i] for i in idx])))
+        report(f"pruned, {n} trees", pages, auto_scores, auto_fold, a.folds)
+        tried[n] = (float(np.mean(auto_scores)), pruned)
+    best = max(f for f, _ in tried.values())
+    prune_trees = min(n for n, (f, _) in tried.items() if f >= best - PRUNE_SLACK)
     # The shipped model: all pages; cuts from the out-of-fold predictions.
     th, rel, s = best_cut(curves)
     print(f"cut on out-of-fold predictions: threshold {th:.3f}, relative {rel} (F1 {s:.3f})")
-    prune = best_cut([c for c in pruned if c])
-    print(f"prune cut on out-of-fold predictions: threshold {prune[0]:.3f}, relative {prune[1]}")
+    prune = best_cut([c for c in tried[prune_trees][1] if c])
+    print(f"prune cut on out-of-fold predictions: {prune_trees} trees, threshold {prune[0]:.3f}, relative {prune[1]}")
     clf = fit(pages)
-    model = export(clf, names, th, rel, prune[:2])
+    model = export(clf, names, th, rel, prune[:2], prune_trees)
     X, _, _ = matrix(pages[:50])
     ref = clf.decision_function(X)
     got = np.array([walk(model, r) for r in X])

@@ -32,12 +32,15 @@ struct File {
     trees: Vec<Tree>,
 }
 
-/// A probability cut and its page-relative companion (see `File::relative`).
+/// The prune cut: a probability cut and its page-relative companion (see
+/// `File::relative`), on the sum of the first `trees` trees (all if absent).
 #[derive(Debug, Deserialize)]
 struct Cut {
     threshold: f32,
     #[serde(default)]
     relative: Option<f32>,
+    #[serde(default)]
+    trees: Option<usize>,
 }
 
 /// One tree as parallel arrays; `feature < 0` marks a leaf. The page-type
@@ -63,8 +66,8 @@ pub struct Model {
     cut: f32,
     /// See `File::relative`.
     relative: Option<f32>,
-    /// `File::prune` as a raw-score cut and its relative companion.
-    prune: Option<(f32, Option<f32>)>,
+    /// `File::prune`: the raw-score cut, its relative companion, the trees.
+    prune: Option<(f32, Option<f32>, usize)>,
     depth: u32,
     /// Per tree, `2^depth - 1` splits in breadth-first order.
     splits: Vec<Split>,
@@ -154,6 +157,7 @@ impl Model {
                 (
                     logit(c.threshold.clamp(1e-6, 1.0 - 1e-6)),
                     relative(c.relative),
+                    c.trees.unwrap_or(usize::MAX),
                 )
             }),
             depth,
@@ -164,9 +168,14 @@ impl Model {
 
     /// The raw score (log-odds) of one row: the sum over all trees.
     pub fn score(&self, row: &[f32; features::N]) -> f32 {
+        self.score_with(row, usize::MAX)
+    }
+
+    /// `score` with the first `trees` trees.
+    fn score_with(&self, row: &[f32; features::N], trees: usize) -> f32 {
         let inner = (1usize << self.depth) - 1;
         let mut s = self.bias;
-        for (splits, leaves) in self.trees() {
+        for (splits, leaves) in self.trees().take(trees) {
             let mut i = 0usize;
             for _ in 0..self.depth {
                 let sp = splits[i];
@@ -207,8 +216,8 @@ impl Model {
     /// walks are most of the model's cost, and the plateau's blocks are a
     /// fraction of a page's. `None` for a model file without a prune cut.
     pub fn prune(&self, rows: &[[f32; features::N]], among: &[bool]) -> Option<Vec<bool>> {
-        let (cut, relative) = self.prune?;
-        let scores = self.score_all(rows);
+        let (cut, relative, trees) = self.prune?;
+        let scores = self.score_first(rows, trees);
         let cut = page_cut(cut, relative, &scores);
         let mut scores = scores.into_iter();
         Some(
@@ -222,13 +231,19 @@ impl Model {
     /// `score` for every row. Rows go through each tree four at a time:
     /// four independent walks keep the CPU busy while each waits on its loads.
     pub fn score_all(&self, rows: &[[f32; features::N]]) -> Vec<f32> {
+        self.score_first(rows, usize::MAX)
+    }
+
+    /// `score_all` with the first `trees` trees only: boosting adds trees
+    /// that correct the ones before, so a prefix is a coarser model.
+    fn score_first(&self, rows: &[[f32; features::N]], trees: usize) -> Vec<f32> {
         const LANES: usize = 4;
         let inner = (1usize << self.depth) - 1;
         let mut out = Vec::with_capacity(rows.len());
         let mut groups = rows.chunks_exact(LANES);
         for group in &mut groups {
             let mut s = [self.bias; LANES];
-            for (splits, leaves) in self.trees() {
+            for (splits, leaves) in self.trees().take(trees) {
                 let mut i = [0usize; LANES];
                 for _ in 0..self.depth {
                     for l in 0..LANES {
@@ -243,7 +258,7 @@ impl Model {
             }
             out.extend(s);
         }
-        out.extend(groups.remainder().iter().map(|r| self.score(r)));
+        out.extend(groups.remainder().iter().map(|r| self.score_with(r, trees)));
         out
     }
 }
@@ -407,6 +422,21 @@ mod tests {
         assert_eq!(m.prune(&rows, &among), Some(vec![true, false, true]));
         // The model's own cut (.9) is not the prune cut.
         assert_eq!(m.decide_all(&rows), [false, false]);
+        // A second tree that makes every block sure: counted unless the
+        // prune cut reads the first tree alone.
+        let two = file(r#""prune":{"threshold":0.3},"#).replace(
+            &format!("[{tree}]"),
+            &format!(
+                r#"[{tree},{{"feature":[-1],"threshold":[0],"left":[0],"right":[0],"value":[5]}}]"#
+            ),
+        );
+        let all = Model::parse(&two).unwrap();
+        assert_eq!(all.prune(&rows, &among), Some(vec![true, false, true]));
+        let first =
+            Model::parse(&two.replace(r#""threshold":0.3}"#, r#""threshold":0.3,"trees":1}"#))
+                .unwrap();
+        assert_eq!(first.prune(&rows, &among), Some(vec![true, false, false]));
+        assert_eq!(first.decide_all(&rows), [true, true]);
     }
 
     #[test]
