@@ -291,3 +291,52 @@ fn json_pages_are_text_whatever_charset_they_declare() {
     assert!(content.contains("tägliche Kontrolle"), "{content}");
     assert_eq!(from_json[0]["content"], from_file[0]["content"]);
 }
+
+/// `extract.scorer = "pruned"` on real article pages: where the plateau keeps
+/// a page's text, the output is the plateau's paragraphs less some; on some
+/// pages the model does leave paragraphs out.
+#[test]
+fn the_pruned_scorer_takes_paragraphs_out_of_the_plateaus_choice() {
+    let Some(data) = shared_data() else { return };
+    let dir = data.join("extraction/trafilatura-eval/tests/cache");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files.truncate(40);
+    let contents = |scorer: &str| -> Vec<String> {
+        let out = run(bin()
+            .env("CRAWLSIEVE_EXTRACT__SCORER", scorer)
+            .args(["extract", "--jsonl"])
+            .args(&files));
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    let (plateau, pruned) = (contents("plateau"), contents("pruned"));
+    assert_eq!(plateau.len(), files.len());
+    let (mut subsets, mut smaller) = (0, 0);
+    for (p, q) in plateau.iter().zip(&pruned) {
+        let kept: Vec<&str> = p.lines().collect();
+        if q.lines().all(|l| kept.contains(&l)) {
+            subsets += 1;
+            smaller += (q.lines().count() < kept.len()) as usize;
+        }
+    }
+    // The pages the plateau keeps little of go to the model alone.
+    assert!(
+        subsets * 10 >= files.len() * 9,
+        "{subsets} of {} pages",
+        files.len()
+    );
+    assert!(smaller >= 3, "the model pruned {smaller} pages");
+}
