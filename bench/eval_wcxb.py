@@ -62,8 +62,12 @@ print(json.dumps({"secs": time.perf_counter() - t, "res": res}))
     o = json.loads(out.stdout)
     return o["res"], o["secs"]
 
-def reason(pred, p, r):
-    """Why a page scored low: the four failure kinds of the extraction issue."""
+def reason(pred, p, r, ref=None):
+    """Why a page scored low: the four failure kinds of the extraction issue,
+    or a ground truth with no words (WCXB has 21 such dev pages; any output
+    scores 0 there)."""
+    if ref is not None and not ref.split():
+        return "empty truth"
     if not (pred or "").strip():
         return "nothing found"
     if p >= 0.5 and r < 0.5:
@@ -74,11 +78,11 @@ def reason(pred, p, r):
         return "wrong block"
     return "partly cut" if r < p else "partly boilerplate"
 
-def worst_per_type(scores, res, types, n):
+def worst_per_type(scores, res, types, n, refs):
     lines = []
     for t in types:
         mine = sorted((s for s in scores if s[1] == t), key=lambda s: s[0][2])[:n]
-        items = [f"{os.path.basename(path)[:4]} {p:.2f}/{r:.2f}/{f:.2f} {reason(res.get(path, ''), p, r)}"
+        items = [f"{os.path.basename(path)[:4]} {p:.2f}/{r:.2f}/{f:.2f} {reason(res.get(path, ''), p, r, refs[path])}"
                  for (p, r, f), _, path in mine]
         lines.append(f"  {t}: " + "; ".join(items))
     return lines
@@ -125,7 +129,7 @@ def main():
             json.dump({os.path.basename(path): f for (_, _, f), _, path in scores}, open(a.dump, "w"))
         if a.worst and name.startswith("cs-"):
             worst.append(f" {name}:")
-            worst.extend(worst_per_type(scores, res, types, a.worst))
+            worst.extend(worst_per_type(scores, res, types, a.worst, {path: ref for path, ref, _ in pages}))
     if worst:
         print("\nworst pages per type: id, P / R / F1, reason")
         print("\n".join(worst))
