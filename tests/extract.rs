@@ -340,3 +340,35 @@ fn the_pruned_scorer_takes_paragraphs_out_of_the_plateaus_choice() {
     );
     assert!(smaller >= 3, "the model pruned {smaller} pages");
 }
+
+/// `extract.scorer = "pruned"` with a model file that has no prune cut is a
+/// start-up error naming the key, not the plateau's choice in silence.
+#[test]
+fn pruning_with_a_model_without_a_prune_cut_is_a_start_up_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("rules/extractor.json")).unwrap(),
+    )
+    .unwrap();
+    let mut old = shipped.clone();
+    old.as_object_mut().unwrap().remove("prune");
+    std::fs::write(dir.path().join("extractor.json"), old.to_string()).unwrap();
+    let page = dir.path().join("p.html");
+    std::fs::write(&page, "<p>text</p>").unwrap();
+    let extract = |scorer: &str| {
+        run(bin()
+            .env("CRAWLSIEVE_EXTRACT__SCORER", scorer)
+            .args(["extract", "--set"])
+            .arg(format!("rules_dir={}", dir.path().display()))
+            .arg(&page))
+    };
+    let out = extract("pruned");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("extract.scorer") && err.contains("prune"),
+        "{err}"
+    );
+    // The same file serves the scorers that do not prune.
+    assert!(extract("auto").status.success());
+}

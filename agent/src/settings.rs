@@ -464,6 +464,11 @@ impl Settings {
             ),
         };
         let model = Box::new(Model::parse(&text).with_context(|| origin.clone())?);
+        anyhow::ensure!(
+            self.extract.scorer != ScorerKind::Pruned || model.prunes(),
+            "extract.scorer = \"pruned\": {origin} has no prune cut (\"prune\"); \
+             bench/train_extractor.py writes one"
+        );
         Ok(match self.extract.scorer {
             ScorerKind::Auto | ScorerKind::Pruned => Scorer::Auto {
                 model,

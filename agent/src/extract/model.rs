@@ -211,6 +211,11 @@ impl Model {
         scores.iter().map(|&s| s >= cut).collect()
     }
 
+    /// Whether the file gave a prune cut (`prune` answers `None` without one).
+    pub fn prunes(&self) -> bool {
+        self.prune.is_some()
+    }
+
     /// Which of the blocks `among` are content, at the prune cut; `rows` are
     /// the rows of those blocks alone, in order (`features::rows_of`): the
     /// walks are most of the model's cost, and the plateau's blocks are a
@@ -375,16 +380,22 @@ mod tests {
         assert!(decided.iter().any(|&b| b) && decided.iter().any(|&b| !b));
     }
 
+    /// One split on feature 0: raw score -2 (p .12) at most 0.5, -0.5 (p .38) above.
+    const TREE: &str = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,-0.5]}"#;
+
+    /// A model file of `TREE` with the cut `threshold` and the fields `more`
+    /// (each followed by a comma).
+    fn one_split(threshold: f32, more: &str) -> String {
+        let names = serde_json::to_string(&features::names()).unwrap();
+        format!(
+            r#"{{"format":1,"features":{names},"bias":0,"threshold":{threshold},{more}"trees":[{TREE}]}}"#
+        )
+    }
+
     #[test]
     fn an_unsure_page_keeps_its_most_likely_blocks() {
-        let names = serde_json::to_string(&features::names()).unwrap();
-        // One split on feature 0: raw score -2 (p .12) below 0.5, -0.5 (p .38) above.
-        let tree = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,-0.5]}"#;
-        let file = |relative: &str| {
-            format!(
-                r#"{{"format":1,"features":{names},"bias":0,"threshold":0.5,{relative}"trees":[{tree}]}}"#
-            )
-        };
+        let tree = TREE;
+        let file = |relative: &str| one_split(0.5, relative);
         let mut rows = vec![[0f32; features::N]; 3];
         rows[1][0] = 1.0;
         let absolute = Model::parse(&file("")).unwrap();
@@ -400,14 +411,8 @@ mod tests {
 
     #[test]
     fn the_prune_cut_judges_the_blocks_it_is_given() {
-        let names = serde_json::to_string(&features::names()).unwrap();
-        // Raw score -2 (p .12) at feature 0 <= 0.5, -0.5 (p .38) above.
-        let tree = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,-0.5]}"#;
-        let file = |prune: &str| {
-            format!(
-                r#"{{"format":1,"features":{names},"bias":0,"threshold":0.9,{prune}"trees":[{tree}]}}"#
-            )
-        };
+        let tree = TREE;
+        let file = |prune: &str| one_split(0.9, prune);
         // Blocks 0 and 2 of three are the plateau's; their rows alone are given.
         let among = [true, false, true];
         let mut rows = vec![[0f32; features::N]; 2];
