@@ -256,11 +256,11 @@ mod tests {
     #[test]
     fn react_streamed_boundaries_are_visible() {
         let a = analyse(
-            r#"<body><div hidden id="S:0"><p>streamed text</p></div><div hidden id="x"><p>hidden text</p></div><div hidden id="S:">x</div></body>"#,
+            r#"<body><div hidden id="S:0"><p>streamed text</p></div><div hidden id="x"><p>hidden text</p></div><div hidden id="S:">x</div><div hidden id="S:2b"><p>the 44th segment</p></div><div hidden id="S:g"><p>not hexadecimal</p></div></body>"#,
             None,
         )
         .unwrap();
-        assert_eq!(paras(&a), vec!["streamed text"]);
+        assert_eq!(paras(&a), vec!["streamed text", "the 44th segment"]);
     }
 
     #[test]

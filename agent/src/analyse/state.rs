@@ -670,8 +670,10 @@ fn decoded(raw: Cow<'_, str>) -> Cow<'_, str> {
 
 /// React's streaming server rendering sends each finished Suspense boundary
 /// as `<div hidden id="S:n">` and a script that moves it into place: hidden
-/// in the HTML, the page's text in the browser.
+/// in the HTML, the page's text in the browser. `n` is the segment's number
+/// in hexadecimal (React writes `id.toString(16)`): `S:c`, `S:2b` from the
+/// eleventh segment on.
 fn streamed_boundary(id: Option<&str>) -> bool {
     id.and_then(|id| id.strip_prefix("S:"))
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_hexdigit()))
 }
