@@ -116,6 +116,15 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+pub fn gunzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(data)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
 /// One WARC response record (uncompressed).
 pub fn warc_response(url: &str, record_id: &str, http: &[u8]) -> Vec<u8> {
     let mut r = format!(

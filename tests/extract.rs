@@ -372,3 +372,74 @@ fn pruning_with_a_model_without_a_prune_cut_is_a_start_up_error() {
     // The same file serves the scorers that do not prune.
     assert!(extract("auto").status.success());
 }
+
+/// Two real shop pages (WCXB dev) whose visible HTML lacks the product's
+/// description (an accordion shut with `display: none`, a script-opened
+/// block): the content ends with the description the page declares in its
+/// JSON-LD `Product`.
+#[test]
+fn a_product_description_hidden_from_the_text_comes_from_its_json_ld() {
+    let Some(data) = shared_data() else { return };
+    let dir = data.join("extraction/wcxb-dev/dev/html");
+    for id in ["0581", "0583"] {
+        let path = dir.join(format!("{id}.html.gz"));
+        let out = run(bin().args(["extract", "--jsonl"]).arg(&path));
+        assert!(out.status.success());
+        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let last = line["content"].as_str().unwrap().lines().last().unwrap();
+        let declared = product_description(&gunzip(&std::fs::read(&path).unwrap()));
+        let words = |s: &str| -> Vec<String> {
+            s.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .take(12)
+                .map(str::to_lowercase)
+                .collect()
+        };
+        assert_eq!(words(last), words(&declared), "{id}");
+    }
+}
+
+/// The `description` of the first JSON-LD `Product` in `html`, markup out.
+fn product_description(html: &[u8]) -> String {
+    let html = String::from_utf8_lossy(html);
+    for part in html.split("application/ld+json").skip(1) {
+        let Some(start) = part.find('>') else {
+            continue;
+        };
+        let Some(end) = part.find("</script>") else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(part[start + 1..end].trim()) else {
+            continue;
+        };
+        let mut stack = vec![&v];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::Array(items) => stack.extend(items.iter()),
+                serde_json::Value::Object(map) => {
+                    let product = map
+                        .get("@type")
+                        .is_some_and(|t| t.to_string().contains("Product"));
+                    if let (true, Some(d)) =
+                        (product, map.get("description").and_then(|d| d.as_str()))
+                    {
+                        let mut text = String::new();
+                        let mut in_tag = false;
+                        for c in d.chars() {
+                            match c {
+                                '<' => in_tag = true,
+                                '>' => in_tag = false,
+                                _ if !in_tag => text.push(c),
+                                _ => {}
+                            }
+                        }
+                        return text;
+                    }
+                    stack.extend(map.values());
+                }
+                _ => {}
+            }
+        }
+    }
+    panic!("no JSON-LD Product with a description")
+}

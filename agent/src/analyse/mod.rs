@@ -48,6 +48,10 @@ pub struct Analysis {
     pub title: Option<String>,
     /// Whether the site's content-tag rule matched (`None` when there is no rule).
     pub content_tag: Option<bool>,
+    /// The text of each `<script type="application/ld+json">`: read on
+    /// every page, as a product's description may be the content
+    /// (`extract::declared`); the metadata reads it too.
+    pub json_ld: Vec<String>,
     /// Metadata, links and bylines, when asked for (`analyse_outlined`).
     pub outline: Option<Box<Outline>>,
 }
@@ -148,6 +152,7 @@ fn analyse_with(
     }
     let title = st.title.map(|t| text::clean(&t)).filter(|t| !t.is_empty());
     let noscript = std::mem::take(&mut st.noscript);
+    let json_ld = std::mem::take(&mut st.json_ld_texts);
     let b = st.builder;
     // Some sites (Discourse forums, for one) serve their text to clients
     // without JavaScript only inside <noscript>: when it holds much more text
@@ -164,6 +169,7 @@ fn analyse_with(
             }
             return Ok(Analysis {
                 title,
+                json_ld,
                 outline,
                 ..inner
             });
@@ -179,6 +185,7 @@ fn analyse_with(
         links: b.links,
         title,
         content_tag: content_rule.map(|_| st.content_matched),
+        json_ld,
         outline,
     })
 }

@@ -1,6 +1,6 @@
 //! What the one HTML pass keeps, on request, beyond the text: the page's
 //! metadata as the page states it (`<meta>`, `<link rel=canonical>`,
-//! JSON-LD, `<time>`, `<html lang>`) and the text ranges of links and
+//! `<time>`, `<html lang>`) and the text ranges of links and
 //! bylines. `crawlsieve extract --format markdown|json` needs them; the
 //! verdict pipeline does not, so it does not pay for the attribute copies.
 //!
@@ -11,8 +11,6 @@
 const MAX_METAS: usize = 256;
 /// Bytes of one `<meta>` value kept at most.
 const MAX_VALUE: usize = 4096;
-/// Bytes of JSON-LD kept at most (all scripts together).
-const MAX_JSON_LD: usize = 256 * 1024;
 /// `<time datetime>` values kept at most.
 const MAX_TIMES: usize = 32;
 /// Link and byline ranges kept at most.
@@ -28,8 +26,6 @@ pub struct Outline {
     pub metas: Vec<(String, String)>,
     /// `<link rel=canonical href>`.
     pub canonical: Option<String>,
-    /// The text of each `<script type="application/ld+json">`.
-    pub json_ld: Vec<String>,
     /// `datetime` of `<time>` elements, in page order.
     pub times: Vec<String>,
     /// Text ranges of links and bylines.
@@ -84,18 +80,6 @@ impl Outline {
     pub(crate) fn end_capture(&mut self, idx: u32, at: u32) {
         if let Some(c) = self.captures.get_mut(idx as usize) {
             c.end = at;
-        }
-    }
-
-    /// Appends a piece of JSON-LD text; `last` ends the script.
-    pub(crate) fn json_ld_text(&mut self, text: &str, first: bool) {
-        let used: usize = self.json_ld.iter().map(String::len).sum();
-        if used + text.len() > MAX_JSON_LD {
-            return;
-        }
-        match self.json_ld.last_mut() {
-            Some(last) if !first => last.push_str(text),
-            _ => self.json_ld.push(text.to_string()),
         }
     }
 
@@ -157,8 +141,5 @@ mod tests {
         }
         assert_eq!(o.metas.len(), MAX_METAS);
         assert!(o.metas[0].1.len() <= MAX_VALUE);
-        o.json_ld_text(&"x".repeat(MAX_JSON_LD), true);
-        o.json_ld_text("more", true);
-        assert_eq!(o.json_ld.len(), 1);
     }
 }

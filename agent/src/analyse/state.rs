@@ -80,6 +80,8 @@ pub(super) struct State {
     pub(super) outline: Option<Box<Outline>>,
     /// The open `<script>` is JSON-LD; whether its first text is still to come.
     pub(super) json_ld: Option<bool>,
+    /// The text of each JSON-LD script (`Analysis::json_ld`).
+    pub(super) json_ld_texts: Vec<String>,
     /// Element names seen (tokenizer only), and per name the stack index + 1
     /// of its innermost open element (0: none).
     pub(super) names: rustc_hash::FxHashMap<Box<str>, u32>,
@@ -186,6 +188,9 @@ impl State {
             return false;
         }
         let mut attrs = attrs(outlined);
+        if name == "script" {
+            self.json_ld = attrs.json_ld.then_some(true);
+        }
         let (link_capture, byline_capture) = match attrs.more.take() {
             Some(more) => self.outline_element(name, &attrs, *more),
             None => (NO_CAPTURE, NO_CAPTURE),
@@ -273,9 +278,7 @@ impl State {
             TextKind::Script if self.json_ld.is_some() => {
                 let first = self.json_ld == Some(true);
                 self.json_ld = (!last).then_some(false);
-                if let Some(o) = self.outline.as_deref_mut() {
-                    o.json_ld_text(chunk, first);
-                }
+                json_ld_text(&mut self.json_ld_texts, chunk, first);
             }
             TextKind::RawText
                 if self
@@ -368,10 +371,6 @@ impl State {
         };
         match name {
             "html" => o.lang = o.lang.take().or(m.lang),
-            "script" => {
-                let json_ld = m.kind.as_deref().is_some_and(|t| t.contains("ld+json"));
-                self.json_ld = json_ld.then_some(true);
-            }
             "time" => {
                 if let Some(dt) = m.datetime.clone() {
                     o.time(dt);
@@ -558,6 +557,9 @@ pub(super) struct Attrs<'a> {
     role: Option<Cow<'a, str>>,
     itemprop: Option<Cow<'a, str>>,
     href: bool,
+    /// `type` names JSON-LD (`application/ld+json`): read on every page, as
+    /// the content may come from it (`extract::declared`).
+    json_ld: bool,
     /// `hidden`, or an inline style that hides the element.
     hidden: bool,
     aria_hidden: bool,
@@ -621,6 +623,10 @@ impl<'a> Attrs<'a> {
                 self.hidden = true;
                 return;
             }
+            "type" => {
+                self.json_ld = value().contains("ld+json");
+                return;
+            }
             "style" => {
                 self.hidden |= tags::style_hides(&value());
                 return;
@@ -676,4 +682,33 @@ fn decoded(raw: Cow<'_, str>) -> Cow<'_, str> {
 fn streamed_boundary(id: Option<&str>) -> bool {
     id.and_then(|id| id.strip_prefix("S:"))
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Bytes of JSON-LD kept at most (all scripts together): a page cannot make
+/// the pass keep more, whatever it sends.
+const MAX_JSON_LD: usize = 256 * 1024;
+
+/// Appends a piece of JSON-LD text; `first` starts a new script.
+fn json_ld_text(texts: &mut Vec<String>, text: &str, first: bool) {
+    let used: usize = texts.iter().map(String::len).sum();
+    if used + text.len() > MAX_JSON_LD {
+        return;
+    }
+    match texts.last_mut() {
+        Some(last) if !first => last.push_str(text),
+        _ => texts.push(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_ld_is_bounded() {
+        let mut texts = Vec::new();
+        json_ld_text(&mut texts, &"x".repeat(MAX_JSON_LD), true);
+        json_ld_text(&mut texts, "more", true);
+        assert_eq!(texts.len(), 1);
+    }
 }

@@ -61,6 +61,12 @@ pub fn markdown(analysis: &Analysis, content: &Content, base: &str) -> String {
     if table.flush(&mut out) {
         // The table was last: nothing to separate.
     }
+    if let Some(d) = &content.declared {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(d);
+    }
     out
 }
 

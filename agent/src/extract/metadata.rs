@@ -89,7 +89,7 @@ const AUTHOR_KEYS: &[&str] = &[
 pub fn metadata(analysis: &Analysis, url: &str) -> Metadata {
     let empty = Outline::default();
     let o = analysis.outline.as_deref().unwrap_or(&empty);
-    let ld = JsonLd::parse(&o.json_ld);
+    let ld = JsonLd::parse(&analysis.json_ld);
     // Attribute values come decoded from the HTML pass: only whitespace is
     // left to collapse (decoding again would turn `&amp;lt;` into `<`).
     let meta = |keys: &[&str]| -> Option<String> {
@@ -337,19 +337,7 @@ struct JsonLd {
 
 impl JsonLd {
     fn parse(scripts: &[String]) -> JsonLd {
-        let mut docs = Vec::new();
-        for script in scripts {
-            // Sites wrap JSON-LD in comments or CDATA now and then.
-            let text = script
-                .trim()
-                .trim_start_matches("<!--")
-                .trim_end_matches("-->")
-                .trim_start_matches("//<![CDATA[")
-                .trim_end_matches("//]]>");
-            if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
-                docs.push(v);
-            }
-        }
+        let docs = documents(scripts);
         let mut objects = Vec::new();
         for v in &docs {
             flatten(v, &mut objects, 0);
@@ -397,9 +385,27 @@ impl JsonLd {
     }
 }
 
+/// The scripts that parse as JSON; the others are left out.
+pub(super) fn documents(scripts: &[String]) -> Vec<Value> {
+    let mut docs = Vec::new();
+    for script in scripts {
+        // Sites wrap JSON-LD in comments or CDATA now and then.
+        let text = script
+            .trim()
+            .trim_start_matches("<!--")
+            .trim_end_matches("-->")
+            .trim_start_matches("//<![CDATA[")
+            .trim_end_matches("//]]>");
+        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+            docs.push(v);
+        }
+    }
+    docs
+}
+
 /// Every object of a JSON-LD document (`@graph` members, arrays, nested
 /// `mainEntity`), depth-bounded.
-fn flatten<'a>(v: &'a Value, out: &mut Vec<&'a Value>, depth: usize) {
+pub(super) fn flatten<'a>(v: &'a Value, out: &mut Vec<&'a Value>, depth: usize) {
     if depth > 4 || out.len() > 200 {
         return;
     }
@@ -417,7 +423,7 @@ fn flatten<'a>(v: &'a Value, out: &mut Vec<&'a Value>, depth: usize) {
     }
 }
 
-fn types_of(v: &Value) -> Vec<String> {
+pub(super) fn types_of(v: &Value) -> Vec<String> {
     match v.get("@type") {
         Some(Value::String(t)) => vec![t.to_lowercase()],
         Some(Value::Array(ts)) => ts

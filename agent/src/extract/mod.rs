@@ -20,6 +20,7 @@
 pub mod blocks;
 pub mod closing;
 pub mod dates;
+pub mod declared;
 pub mod features;
 pub mod markdown;
 pub mod metadata;
@@ -60,12 +61,18 @@ pub struct Content {
     pub words: u32,
     /// `<a href>` elements inside the content.
     pub links: u32,
+    /// A description the page declares and its visible text lacks
+    /// (`declared`): the content's last paragraph.
+    pub declared: Option<String>,
 }
 
 impl Content {
     /// The paragraphs' text.
     pub fn paragraphs<'a>(&'a self, analysis: &'a Analysis) -> impl Iterator<Item = &'a str> + 'a {
-        self.paragraphs.iter().map(|&(s, e)| analysis.slice(s, e))
+        self.paragraphs
+            .iter()
+            .map(|&(s, e)| analysis.slice(s, e))
+            .chain(self.declared.as_deref())
     }
 
     /// The content as one text, paragraphs separated by `\n`.
@@ -124,9 +131,22 @@ impl Default for Weights {
 }
 
 /// The content of a page: with a content-tag rule that matched, the text
-/// inside the selected element(s); otherwise the blocks the learned scorer
-/// keeps, the weighted plateau's choice being one of what it sees.
+/// inside the selected element(s); otherwise the blocks the scorer keeps.
+/// A product description the page declares in JSON-LD and its visible text
+/// lacks comes last (`declared`).
 pub fn content(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings) -> Content {
+    let mut content = chosen(analysis, scorer, closing);
+    if let Some(d) = declared::product_description(&analysis.json_ld) {
+        if declared::missing_from(&d, &content.text(analysis)) {
+            content.words += d.split_whitespace().count() as u32;
+            content.declared = Some(d);
+        }
+    }
+    content
+}
+
+/// The blocks `scorer` keeps.
+fn chosen(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings) -> Content {
     match scorer {
         Scorer::Plateau => plateau_content(analysis, &Weights::default(), closing),
         Scorer::Learned(_) if analysis.content_tag == Some(true) => content_tag(analysis),
