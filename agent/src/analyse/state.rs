@@ -577,7 +577,6 @@ struct MoreAttrs {
     name: Option<String>,
     property: Option<String>,
     lang: Option<String>,
-    kind: Option<String>,
 }
 
 impl<'a> Attrs<'a> {
@@ -603,7 +602,6 @@ impl<'a> Attrs<'a> {
                 "name" => &mut m.name,
                 "property" => &mut m.property,
                 "lang" => &mut m.lang,
-                "type" => &mut m.kind,
                 _ => &mut ignored,
             };
             if slot.is_none() {

@@ -24,15 +24,7 @@ const MIN_WORDS: usize = 15;
 /// as plain text: descriptions often carry HTML markup and entities.
 pub fn product_description(json_ld: &[String]) -> Option<String> {
     // Most pages declare no product: their JSON-LD is not parsed here.
-    let scripts: Vec<String> = json_ld
-        .iter()
-        .filter(|s| s.contains("Product"))
-        .cloned()
-        .collect();
-    if scripts.is_empty() {
-        return None;
-    }
-    let docs = documents(&scripts);
+    let docs = documents(json_ld.iter().filter(|s| s.contains("Product")));
     let mut objects = Vec::new();
     for v in &docs {
         flatten(v, &mut objects, 0);

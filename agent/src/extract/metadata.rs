@@ -386,7 +386,7 @@ impl JsonLd {
 }
 
 /// The scripts that parse as JSON; the others are left out.
-pub(super) fn documents(scripts: &[String]) -> Vec<Value> {
+pub(super) fn documents<'a>(scripts: impl IntoIterator<Item = &'a String>) -> Vec<Value> {
     let mut docs = Vec::new();
     for script in scripts {
         // Sites wrap JSON-LD in comments or CDATA now and then.
