@@ -25,6 +25,12 @@ pub struct Hints {
     /// The hint comes from the tag, an ARIA role or `itemprop`, not from a
     /// class or id name.
     pub strong: bool,
+    /// A picture's caption or credit by its class (`wp-caption-text`,
+    /// `news-img-caption`, `credit`): what `figcaption` is by its tag.
+    pub caption: bool,
+    /// A caption class that names a picture too (`media-caption`): a
+    /// caption on any element, not only on one that holds a line of text.
+    pub picture_caption: bool,
 }
 
 const BOILER_TAGS: &[&str] = &["nav", "footer", "aside", "header", "menu"];
@@ -153,6 +159,25 @@ const GOOD_TOKENS: &[&str] = &[
     "message",
     "review",
 ];
+/// Caption and credit words, whole tokens (`wp-caption-text`,
+/// `news-img-caption`, `credit`; not `wp-featherlight-captions` on a body).
+const CAPTION_TOKENS: &[&str] = &[
+    "caption",
+    "credit",
+    "credits",
+    "fotocredit",
+    "photocredit",
+    "imagecredit",
+];
+/// Caption words count on elements that hold a line of text, not on the
+/// containers a caption class also names (ZDF's `item-caption` holds a
+/// video's whole description), unless the same class name says it is a
+/// picture's (`media-caption`, `responsive-img-caption`, `post-image-credits`).
+const CAPTION_TAGS: &[&str] = &["p", "span", "small", "em", "i", "cite", "figcaption"];
+/// Words that make a caption class a picture's, whole tokens.
+const PICTURE_TOKENS: &[&str] = &[
+    "img", "image", "media", "photo", "foto", "bild", "picture", "pic",
+];
 /// Whole class words that hide text from everyone but screen readers.
 const INVISIBLE_WORDS: &[&str] = &[
     "sr-only",
@@ -170,6 +195,8 @@ enum Pattern {
     BoilerSubstring,
     GoodToken,
     Invisible,
+    CaptionToken,
+    PictureToken,
 }
 
 /// All class/id patterns in one automaton: one pass over an element's
@@ -188,6 +215,8 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
         (BOILER_SUBSTRINGS, Pattern::BoilerSubstring),
         (GOOD_TOKENS, Pattern::GoodToken),
         (INVISIBLE_WORDS, Pattern::Invisible),
+        (CAPTION_TOKENS, Pattern::CaptionToken),
+        (PICTURE_TOKENS, Pattern::PictureToken),
     ] {
         for p in list {
             patterns.push(*p);
@@ -291,12 +320,13 @@ pub fn hints_cached(
         strong_good |=
             prop.contains("articlebody") || prop == "text" || prop.contains("reviewbody");
     }
-    let (mut boiler, mut good, mut invisible) = (false, false, false);
+    let (mut boiler, mut good, mut invisible, mut caption) = (false, false, false, false);
     for name in [class, id].into_iter().flatten() {
         let h = cache.get(name);
         boiler |= h.boiler;
         good |= h.good;
         invisible |= h.invisible;
+        caption |= h.picture_caption || (h.caption && CAPTION_TAGS.contains(&tag));
     }
     let (boiler, good) = if strong_good {
         (false, true)
@@ -312,23 +342,66 @@ pub fn hints_cached(
         good,
         invisible,
         strong: strong_good || strong_boiler,
+        caption,
+        picture_caption: false,
     }
 }
 
 /// The words one class or id value holds.
+///
+/// Within one class name a boilerplate word outranks a content word: a
+/// compound names a part of its first word's component (`author-box--content`,
+/// `comment-content`, `teaser__excerpt`), while two class names on one element
+/// (`post tag-news`) still cancel each other out in `hints_cached`. Not
+/// `header`: an `article-header` holds the headline and the lead paragraph.
 fn name_hints(name: &str) -> Hints {
     let mut h = Hints::default();
     let original = name.as_bytes();
+    // Matches come by ascending end; the cursor counts whitespace-separated
+    // class names up to each match's last byte, once over the whole value.
+    let (mut cursor, mut word, mut in_space) = (0usize, 0usize, false);
+    let (mut current, mut boiler, mut header, mut good) = (0usize, false, false, false);
+    let (mut caption, mut picture) = (false, false);
+    let flush = |h: &mut Hints, boiler: bool, header: bool, good: bool| {
+        h.boiler |= boiler || header;
+        h.good |= good && !boiler;
+    };
     for m in MATCHER.automaton.find_overlapping_iter(name) {
         let (start, end) = (m.start(), m.end());
+        while cursor < end {
+            let space = original[cursor].is_ascii_whitespace();
+            if in_space && !space {
+                word += 1;
+            }
+            in_space = space;
+            cursor += 1;
+        }
+        if word != current {
+            flush(&mut h, boiler, header, good);
+            h.picture_caption |= caption && picture;
+            (current, boiler, header, good) = (word, false, false, false);
+            (caption, picture) = (false, false);
+        }
         match MATCHER.kinds[m.pattern().as_usize()] {
-            Pattern::BoilerSubstring => h.boiler = true,
-            Pattern::BoilerToken if is_token(original, start, end) => h.boiler = true,
-            Pattern::GoodToken if is_token(original, start, end) => h.good = true,
+            Pattern::BoilerSubstring => boiler = true,
+            Pattern::BoilerToken if is_token(original, start, end) => {
+                if name[start..end].eq_ignore_ascii_case("header") {
+                    header = true
+                } else {
+                    boiler = true
+                }
+            }
+            Pattern::GoodToken if is_token(original, start, end) => good = true,
             Pattern::Invisible if is_word(original, start, end) => h.invisible = true,
+            Pattern::CaptionToken if is_token(original, start, end) => {
+                (h.caption, caption) = (true, true)
+            }
+            Pattern::PictureToken if is_token(original, start, end) => picture = true,
             _ => {}
         }
     }
+    flush(&mut h, boiler, header, good);
+    h.picture_caption |= caption && picture;
     h
 }
 
@@ -413,8 +486,18 @@ mod tests {
         );
         assert!(wp.good && !wp.boiler);
         assert!(hints("footer", Some("entry-content-footer"), None, None, None).boiler);
-        let both = hints("div", Some("post-comments"), None, None, None);
-        assert!(!both.good && !both.boiler);
+        // Within one class name the boilerplate word wins: a compound names
+        // a part of a component; across class names they still cancel out.
+        for name in ["post-comments", "author-box--content", "comment-content"] {
+            let h = hints("div", Some(name), None, None, None);
+            assert!(h.boiler && !h.good, "{name}");
+        }
+        let apart = hints("div", Some("entry-content author"), None, None, None);
+        assert!(!apart.good && !apart.boiler);
+        // An article's header holds its headline and lead: it says neither.
+        let head = hints("div", Some("article-header"), None, None, None);
+        assert!(!head.good && !head.boiler);
+        assert!(hints("div", Some("site-header"), None, None, None).boiler);
         assert!(
             !hints(
                 "div",
@@ -425,5 +508,23 @@ mod tests {
             )
             .boiler
         );
+    }
+
+    #[test]
+    fn captions_by_class() {
+        let caption = |tag: &str, class: &str| hints(tag, Some(class), None, None, None).caption;
+        // A line of text named a caption or a credit.
+        assert!(caption("p", "wp-caption-text"));
+        assert!(caption("p", "news-img-caption"));
+        assert!(caption("p", "credit"));
+        // A container named a caption holds more than a picture's line...
+        assert!(!caption("div", "item-caption"));
+        // ...unless the same name says it is a picture's.
+        assert!(caption("div", "media-caption"));
+        assert!(caption("div", "post-image-credits"));
+        assert!(!caption("div", "media-body caption"));
+        // Whole tokens only: a body's `wp-featherlight-captions` is a plugin's.
+        assert!(!caption("body", "single wp-featherlight-captions"));
+        assert!(!caption("span", "captions"));
     }
 }

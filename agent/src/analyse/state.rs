@@ -32,6 +32,9 @@ pub(super) struct Open {
     /// The innermost hint is boilerplate by the tag or role (`footer`,
     /// `aside`, `nav`): a class name inside it does not make its text content.
     strong_boiler: bool,
+    /// It is or lies inside an `article`, `main` or `section`, where a
+    /// `header` is that part's header (headline, lead), not the page's banner.
+    sectioned: bool,
     /// Where the nearest open elements of each implied-end-tag group are.
     marks: tags::Marks,
     /// The outline role its text gets (its own, or its parent's).
@@ -199,8 +202,17 @@ impl State {
         if link {
             self.builder.link();
         }
+        let sectioned = matches!(name, "article" | "main" | "section")
+            || self.stack.last().is_some_and(|o| o.sectioned);
+        // HTML-AAM maps `header` to the banner role only outside sectioning
+        // content and `main`; inside, it is an article's own header.
+        let hint_tag = if name == "header" && sectioned {
+            "div"
+        } else {
+            name
+        };
         let hints = hints::hints_cached(
-            name,
+            hint_tag,
             attrs.class.as_deref(),
             attrs.id.as_deref(),
             attrs.role.as_deref(),
@@ -240,6 +252,9 @@ impl State {
             flags |= text::IN_ITEM;
         }
         flags |= tags::context_flag(name);
+        if hints.caption {
+            flags |= text::IN_CAPTION;
+        }
         let own_path = element_hash(name, attrs.class.as_deref());
         self.serial += 1;
         self.push(
@@ -252,6 +267,7 @@ impl State {
                 content: false,
                 flags,
                 strong_boiler,
+                sectioned,
                 marks: tags::Marks::default(),
                 role: tags::role(name, level),
                 list: tags::list(name),

@@ -433,6 +433,42 @@ mod tests {
     }
 
     #[test]
+    fn an_articles_own_header_keeps_its_lead_the_pages_banner_does_not() {
+        // A `header` is the page's banner only outside `article`, `main` and
+        // `section` (HTML-AAM); inside, it holds the headline and the lead.
+        let lead = "Ministers agreed on Tuesday to close the border crossings for two more weeks, \
+                    as cases rose again in three of the four regions along the river.";
+        let html = format!(
+            "<body><header><p>Daily Courier, the town's paper since 1901, all the news that fits \
+             and a little more besides, every morning</p></header>\
+             <article><header><h1>Borders stay shut</h1><p class=lead>{lead}</p></header>\
+             <p>{P1}</p><p>{P2}</p></article></body>"
+        );
+        let got = text(&html).join(" | ");
+        assert!(got.contains(lead) && got.contains(P1), "{got}");
+        assert!(!got.contains("Daily Courier"), "{got}");
+    }
+
+    #[test]
+    fn a_caption_named_by_its_class_is_left_out() {
+        // WordPress's `wp-caption` and news sites' credit lines: no
+        // `figcaption`, only a class says what the line is.
+        let html = format!(
+            "<body><article><p>{P1}</p>\
+             <div class=wp-caption><img src=a.jpg><p class=wp-caption-text>The harbour at noon.</p>\
+             <p class=credit>Bild: Jahr Media</p></div>\
+             <div class=media-caption><span>Photo: Agency/Someone Else</span></div>\
+             <p>{P2}</p></article></body>"
+        );
+        let got = text(&html).join(" | ");
+        assert!(
+            !got.contains("harbour") && !got.contains("Jahr Media") && !got.contains("Agency"),
+            "{got}"
+        );
+        assert!(got.contains(P1) && got.contains(P2), "{got}");
+    }
+
+    #[test]
     fn two_content_blocks_separated_by_boilerplate() {
         let para = |n: usize| {
             format!(
