@@ -13,7 +13,9 @@ page, every word the same. Evaluation: k-fold cross-validation grouped by
 domain (no site in both train and test), per-page bag-of-words F1 computed as
 bench/eval_wcxb.py does, reported per fold, with the spread. The threshold is
 chosen on the out-of-fold predictions of the training folds only. The shipped
-model is then trained on all of dev; trafilatura-eval is never seen.
+model is then trained on all of dev; trafilatura-eval is never seen. A page's
+F1 includes the JSON-LD product description every scorer adds where the chosen
+text lacks it (agent/src/extract/declared.rs, mirrored here).
 
 Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1]
 (also chooses the prune cut of extract.scorer = "pruned" and how many trees it reads)
@@ -21,6 +23,7 @@ Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
 import argparse, collections, gzip, json, os, re, subprocess, sys, time
+from html import unescape as html_unescape
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -95,6 +98,68 @@ def f1(pred_counter, ref_counter):
         return 0.0
     o = sum((pred_counter & ref_counter).values())
     return 0.0 if o == 0 else 2 * o / (np_ + nr)
+
+
+LD_SCRIPT = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.S | re.I)
+ALNUM = re.compile(r"[^\W_]+")
+
+
+def declared_description(path):
+    """The longest description of a JSON-LD `Product` on the page, as plain
+    text: what agent/src/extract/declared.rs reads, so that the figures
+    below include the rule every scorer applies (a mirror, for measuring)."""
+    html = gzip.open(path).read().decode("utf-8", "replace")
+    objects = []
+
+    def flatten(v, depth=0):
+        if depth > 8:
+            return
+        if isinstance(v, list):
+            for x in v:
+                flatten(x, depth + 1)
+        elif isinstance(v, dict):
+            objects.append(v)
+            for x in v.values():
+                if isinstance(x, (list, dict)):
+                    flatten(x, depth + 1)
+    for text in LD_SCRIPT.findall(html):
+        if "Product" not in text:
+            continue
+        try:
+            flatten(json.loads(text, strict=False))
+        except ValueError:
+            continue
+    best = None
+    for o in objects:
+        t = o.get("@type")
+        types = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)]
+        d = o.get("description")
+        if any(x.lower() == "product" for x in types) and isinstance(d, str):
+            d = " ".join(html_unescape(re.sub(r"<[^>]*(>|$)", " ", d)).split())
+            if best is None or len(d) > len(best):
+                best = d
+    return best
+
+
+def with_declared(text, description, min_words=15):
+    """`text` with the declared description as its last paragraph when the
+    agent would add it: at least `min_words` words, under half in `text`."""
+    if not description:
+        return text
+    words = [w.lower() for w in ALNUM.findall(description)]
+    have = {w.lower() for w in ALNUM.findall(text)}
+    if len(words) < min_words or 2 * sum(w in have for w in words) >= len(words):
+        return text
+    return text + "\n" + description
+
+
+def declared_f1(page, probs, threshold, relative):
+    """A page's F1 at a cut, its declared description added as the agent does."""
+    probs = np.asarray(probs, dtype=np.float64)
+    if relative is not None and len(probs):
+        threshold = min(threshold, relative * float(probs.max()))
+    text = "\n".join(t for (t, _), pr in zip(page["blocks"], probs) if pr >= threshold)
+    return f1(collections.Counter(tokens(with_declared(text, page["declared"]))), page["refbag"])
 
 
 class Curve:
@@ -220,6 +285,7 @@ def main():
     for p in pages:
         p["y"], p["w"], p["toks"] = label(p)
         p["refbag"] = collections.Counter(tokens(p["ref"]))
+        p["declared"] = declared_description(p["path"])
     # Folds grouped by domain, balanced by page count, deterministic.
     domains = sorted({p["domain"] for p in pages}, key=lambda d: (hash_str(d), d))
     fold_of = {d: i % a.folds for i, d in enumerate(domains)}
@@ -248,7 +314,8 @@ def main():
         th, rel, _ = best_cut([c for c, p in zip(curves, pages) if fold_of[p["domain"]] != k])
         idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
         for i in idx:
-            page_scores[i] = curves[i].at(th, rel)
+            page_scores[i] = (declared_f1(pages[i], oof[i], th, rel) if pages[i]["declared"]
+                              else curves[i].at(th, rel))
         fold_scores.append(float(np.mean([page_scores[i] for i in idx])))
         print(f"fold {k}: {len(idx)} pages, threshold {th:.3f}, relative {rel}, F1 {fold_scores[-1]:.3f}",
               file=sys.stderr)
@@ -274,7 +341,13 @@ def main():
             th, rel, _ = best_cut([c for c, p in zip(pruned, pages) if c and fold_of[p["domain"]] != k])
             idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
             for i in idx:
-                auto_scores[i] = pruned[i].at(th, rel) if pruned[i] else page_scores[i]
+                if not pruned[i]:
+                    auto_scores[i] = page_scores[i]
+                elif pages[i]["declared"]:
+                    plateau_probs = np.asarray(staged[n][i]) * np.array([r[plateau] for _, r in pages[i]["blocks"]])
+                    auto_scores[i] = declared_f1(pages[i], plateau_probs, th, rel)
+                else:
+                    auto_scores[i] = pruned[i].at(th, rel)
             auto_fold.append(float(np.mean([auto_scores[i] for i in idx])))
         report(f"pruned, {n} trees", pages, auto_scores, auto_fold, a.folds)
         tried[n] = (float(np.mean(auto_scores)), pruned)
