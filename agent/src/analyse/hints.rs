@@ -28,9 +28,11 @@ pub struct Hints {
     /// A picture's caption or credit by its class (`wp-caption-text`,
     /// `news-img-caption`, `credit`): what `figcaption` is by its tag.
     pub caption: bool,
-    /// A caption class that names a picture too (`media-caption`): a
-    /// caption on any element, not only on one that holds a line of text.
-    pub picture_caption: bool,
+    /// A class name's own reading, folded into `caption` by `hints_cached`
+    /// (which always leaves it false): a caption class that names a picture
+    /// too (`media-caption`) is a caption on any element, not only on one
+    /// that holds a line of text.
+    picture_caption: bool,
 }
 
 const BOILER_TAGS: &[&str] = &["nav", "footer", "aside", "header", "menu"];
