@@ -35,6 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The tree counts tried for pruning, and how much F1 fewer trees may cost.
 PRUNE_TREES = (25, 50, 100)
 PRUNE_SLACK = 0.002
+# The index of the block's own word count in a row (set from the feature names).
+WORDS = None
 PARAMS = dict(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
               l2_regularization=1.0, random_state=0)
 
@@ -153,13 +155,45 @@ def with_declared(text, description, min_words=15):
     return text + "\n" + description
 
 
-def declared_f1(page, probs, threshold, relative):
+def declared_f1(page, probs, cut):
     """A page's F1 at a cut, its declared description added as the agent does."""
-    probs = np.asarray(probs, dtype=np.float64)
-    if relative is not None and len(probs):
-        threshold = min(threshold, relative * float(probs.max()))
-    text = "\n".join(t for (t, _), pr in zip(page["blocks"], probs) if pr >= threshold)
+    text = "\n".join(t for (t, _), pr in zip(page["blocks"], probs) if pr >= cut)
     return f1(collections.Counter(tokens(with_declared(text, page["declared"]))), page["refbag"])
+
+
+# The probability bins of the expected-F1 cut (agent/src/extract/model.rs: BINS).
+BINS = 1024
+
+
+def expected_best(probs, words):
+    """The best expected F1 of any cut on a page, taking each block's
+    probability as the chance its words are content (the expected overlap of
+    a cut over the expected sizes: Jansche 2007's approximation). Cuts are
+    searched on `BINS` probability bins, as the agent does, so it is linear
+    in the page."""
+    if not len(probs):
+        return 1.0
+    probs = np.asarray(probs, dtype=np.float64)
+    words = np.asarray(words, dtype=np.float64)
+    bins = np.minimum((probs * BINS).astype(int), BINS - 1)
+    a = np.bincount(bins, probs * words, BINS)[::-1].cumsum()
+    b = np.bincount(bins, words, BINS)[::-1].cumsum()
+    if a[-1] <= 0:
+        return 0.0
+    return float((2 * a / (b + a[-1])).max())
+
+
+def page_cut(rule, best, fstar):
+    """The probability cut of a page under `rule`: ("fixed", threshold,
+    relative) — the threshold, at most `relative` times the page's best
+    probability — or ("expected_f1", gamma, floor, ceiling) — `gamma` times
+    the page's best expected F1, within [floor, ceiling]. Mirrors
+    agent/src/extract/model.rs."""
+    if rule[0] == "fixed":
+        _, th, rel = rule
+        return th if rel is None or best <= 0 else min(th, rel * best)
+    _, gamma, lo, hi = rule
+    return min(max(gamma * fstar, lo), hi)
 
 
 class Curve:
@@ -175,6 +209,7 @@ class Curve:
         order = np.argsort(-probs, kind="stable")
         self.ascending = probs[order][::-1].copy()
         self.best = float(probs.max()) if len(probs) else 0.0
+        self.fstar = expected_best(probs, page["words"])
         ref = page["refbag"]
         nr = sum(ref.values())
         count, overlap, npred = collections.Counter(), 0, 0
@@ -191,29 +226,38 @@ class Curve:
                 f.append(0.0 if nr == 0 or overlap == 0 else 2 * overlap / (npred + nr))
         self.f = np.array(f)
 
-    def at(self, threshold, relative=None):
-        if relative is not None and len(self.ascending):
-            threshold = min(threshold, relative * self.best)
-        kept = len(self.ascending) - int(np.searchsorted(self.ascending, threshold, side="left"))
+    def cut(self, rule):
+        return page_cut(rule, self.best, self.fstar)
+
+    def at(self, rule):
+        kept = len(self.ascending) - int(np.searchsorted(self.ascending, self.cut(rule), side="left"))
         return float(self.f[kept])
 
 
 RELATIVE = [None, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7]
+RULES = ([("fixed", round(float(th), 3), rel) for th in np.arange(0.2, 0.71, 0.025) for rel in RELATIVE]
+         + [("expected_f1", g, lo, hi) for g in (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+            for lo in (0.0, 0.2, 0.25, 0.3, 0.35) for hi in (0.5, 0.55, 0.6, 0.65, 1.0) if lo < hi])
 
 
-def best_cut(curves):
-    """The threshold and page-relative cut (None: off) that together give the
-    best mean F1 over the pages of `curves`. Searched jointly: the relative cut
-    caps the threshold (a page's cut is the lower of the two), so a threshold
+def best_cut(curves, kinds=("fixed", "expected_f1")):
+    """The cut rule (see `page_cut`) that gives the best mean F1 over the
+    pages of `curves`. The fixed rule's threshold and relative cut are
+    searched jointly: the relative cut caps the threshold, so a threshold
     chosen alone and a relative cut chosen after it stop at a pair where a
-    higher threshold would only pay with the relative cut raised too (found on
-    2026-11-26: .375 / .4 chosen in turn, .5 / .5 better on both corpora)."""
+    higher threshold would only pay with the relative cut raised too (found
+    on 2026-11-26: .375 / .4 chosen in turn, .5 / .5 better on both corpora).
+    The expected-F1 rule lets the cut follow the page: about half the F1 the
+    page can expect (the F1-optimal cut when probabilities are calibrated),
+    so a page whose blocks are all uncertain — a grid of product cards —
+    keeps more of them, and a page with a sure article body keeps less."""
     best = None
-    for th in np.arange(0.2, 0.71, 0.025):
-        for rel in RELATIVE:
-            s = float(np.mean([c.at(th, rel) for c in curves]))
-            if best is None or s > best[2] + 1e-9:
-                best = (round(float(th), 3), rel, s)
+    for rule in RULES:
+        if rule[0] not in kinds:
+            continue
+        s = float(np.mean([c.at(rule) for c in curves]))
+        if best is None or s > best[1] + 1e-9:
+            best = (rule, s)
     return best
 
 
@@ -245,12 +289,21 @@ def predict(clf, pages):
     return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
 
 
-def export(clf, names, threshold, relative, prune, prune_trees):
+def export(clf, names, rule, prune, prune_trees):
     trees = [gbtrees.tree(pred) for (pred,) in clf._predictors]
     return dict(format=1, features=names, bias=float(np.ravel(clf._baseline_prediction)[0]),
-                threshold=threshold, relative=relative,
-                prune=dict(threshold=prune[0], relative=prune[1], trees=prune_trees), trees=trees,
+                **cut_fields(rule), prune=dict(cut_fields(prune), trees=prune_trees), trees=trees,
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
+
+
+def cut_fields(rule):
+    """A cut rule as agent/src/extract/model.rs reads it: `threshold` always
+    (a block judged alone is cut there; for the expected-F1 rule, the
+    middle of its range), with `relative` or `expected_f1`."""
+    if rule[0] == "fixed":
+        return dict(threshold=rule[1], relative=rule[2])
+    _, gamma, lo, hi = rule
+    return dict(threshold=round((lo + hi) / 2, 3), expected_f1=dict(gamma=gamma, floor=lo, ceiling=hi))
 
 
 def walk(model, row):
@@ -261,6 +314,27 @@ def walk(model, row):
             i = t["left"][i] if row[t["feature"][i]] <= t["threshold"][i] else t["right"][i]
         s += t["value"][i]
     return s
+
+
+def cross_validate(pages, curves, probs, fold_of, folds, kinds, fallback=None):
+    """Per-page and per-fold F1 with each fold's cut rule chosen on the other
+    folds' pages. A page without a curve scores `fallback`'s figure (the
+    pages "pruned" hands to the model alone)."""
+    scores, fold_scores = [None] * len(pages), []
+    for k in range(folds):
+        rule, _ = best_cut([c for c, p in zip(curves, pages) if c and fold_of[p["domain"]] != k], kinds)
+        idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
+        for i in idx:
+            c = curves[i]
+            if c is None:
+                scores[i] = fallback[i]
+            elif pages[i]["declared"]:
+                scores[i] = declared_f1(pages[i], probs[i], c.cut(rule))
+            else:
+                scores[i] = c.at(rule)
+        fold_scores.append(float(np.mean([scores[i] for i in idx])))
+        print(f"fold {k}: {len(idx)} pages, cut {rule}, F1 {fold_scores[-1]:.3f}", file=sys.stderr)
+    return scores, fold_scores
 
 
 def main():
@@ -282,10 +356,14 @@ def main():
     names = json.loads(subprocess.run([a.binary, "extract", "--feature-names"], capture_output=True,
                                       check=True).stdout)
     print(f"{len(pages)} pages, {sum(len(p['blocks']) for p in pages)} blocks", file=sys.stderr)
+    global WORDS
+    WORDS = names.index("words")
     for p in pages:
         p["y"], p["w"], p["toks"] = label(p)
         p["refbag"] = collections.Counter(tokens(p["ref"]))
         p["declared"] = declared_description(p["path"])
+        # The block's words as the agent counts them (the row holds ln(1 + words)).
+        p["words"] = [round(float(np.expm1(r[WORDS]))) for _, r in p["blocks"]]
     # Folds grouped by domain, balanced by page count, deterministic.
     domains = sorted({p["domain"] for p in pages}, key=lambda d: (hash_str(d), d))
     fold_of = {d: i % a.folds for i, d in enumerate(domains)}
@@ -306,26 +384,19 @@ def main():
                 for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
                     staged[n][i] = pr
         print(f"fold {k}: fitted in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    # Each fold's threshold is chosen on the other folds' out-of-fold predictions,
-    # so no page's labels choose the threshold it is scored with.
+    # Each fold's cut rule is chosen on the other folds' out-of-fold predictions,
+    # so no page's labels choose the cut it is scored with. The fixed rule
+    # alone is reported beside the chosen one, to show what the choice adds.
     curves = [Curve(p, o) for p, o in zip(pages, oof)]
-    fold_scores, page_scores = [], [None] * len(pages)
-    for k in range(a.folds):
-        th, rel, _ = best_cut([c for c, p in zip(curves, pages) if fold_of[p["domain"]] != k])
-        idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
-        for i in idx:
-            page_scores[i] = (declared_f1(pages[i], oof[i], th, rel) if pages[i]["declared"]
-                              else curves[i].at(th, rel))
-        fold_scores.append(float(np.mean([page_scores[i] for i in idx])))
-        print(f"fold {k}: {len(idx)} pages, threshold {th:.3f}, relative {rel}, F1 {fold_scores[-1]:.3f}",
-              file=sys.stderr)
+    for kinds in (("fixed",), ("fixed", "expected_f1")):
+        page_scores, fold_scores = cross_validate(pages, curves, oof, fold_of, a.folds, kinds)
+        report("learned, " + " or ".join(kinds), pages, page_scores, fold_scores, a.folds)
     if a.dump_oof:
         json.dump({p["id"]: f for p, f in zip(pages, page_scores)}, open(a.dump_oof, "w"))
-    report("learned", pages, page_scores, fold_scores, a.folds)
     # extract.scorer = "pruned": on a page where the plateau keeps at least
     # `below` of the words, only the plateau's blocks are scored and kept at
     # the prune cut; elsewhere the model alone, at its own cut. The prune cut
-    # is chosen on the other folds' pruned pages, as the threshold above; and
+    # is chosen on the other folds' pruned pages, as the cut above; and
     # with it how many of the trees prune: the fewest whose cross-validated
     # F1 is within PRUNE_SLACK of the best (the walks are most of the cost).
     plateau, share = names.index("plateau"), names.index("page_plateau_share")
@@ -334,32 +405,22 @@ def main():
     staged[PARAMS["max_iter"]] = oof
     tried = {}
     for n in sorted(staged):
-        pruned = [Curve(p, np.asarray(o) * np.array([r[plateau] for _, r in p["blocks"]])) if g else None
-                  for p, o, g in zip(pages, staged[n], gated)]
-        auto_fold, auto_scores = [], [None] * len(pages)
-        for k in range(a.folds):
-            th, rel, _ = best_cut([c for c, p in zip(pruned, pages) if c and fold_of[p["domain"]] != k])
-            idx = [i for i, p in enumerate(pages) if fold_of[p["domain"]] == k]
-            for i in idx:
-                if not pruned[i]:
-                    auto_scores[i] = page_scores[i]
-                elif pages[i]["declared"]:
-                    plateau_probs = np.asarray(staged[n][i]) * np.array([r[plateau] for _, r in pages[i]["blocks"]])
-                    auto_scores[i] = declared_f1(pages[i], plateau_probs, th, rel)
-                else:
-                    auto_scores[i] = pruned[i].at(th, rel)
-            auto_fold.append(float(np.mean([auto_scores[i] for i in idx])))
+        probs = [np.asarray(o) * np.array([r[plateau] for _, r in p["blocks"]]) if g else None
+                 for p, o, g in zip(pages, staged[n], gated)]
+        pruned = [Curve(p, o) if o is not None else None for p, o in zip(pages, probs)]
+        auto_scores, auto_fold = cross_validate(pages, pruned, probs, fold_of, a.folds,
+                                                ("fixed", "expected_f1"), page_scores)
         report(f"pruned, {n} trees", pages, auto_scores, auto_fold, a.folds)
         tried[n] = (float(np.mean(auto_scores)), pruned)
     best = max(f for f, _ in tried.values())
     prune_trees = min(n for n, (f, _) in tried.items() if f >= best - PRUNE_SLACK)
     # The shipped model: all pages; cuts from the out-of-fold predictions.
-    th, rel, s = best_cut(curves)
-    print(f"cut on out-of-fold predictions: threshold {th:.3f}, relative {rel} (F1 {s:.3f})")
-    prune = best_cut([c for c in tried[prune_trees][1] if c])
-    print(f"prune cut on out-of-fold predictions: {prune_trees} trees, threshold {prune[0]:.3f}, relative {prune[1]}")
+    rule, s = best_cut(curves)
+    print(f"cut on out-of-fold predictions: {rule} (F1 {s:.3f})")
+    prune, _ = best_cut([c for c in tried[prune_trees][1] if c])
+    print(f"prune cut on out-of-fold predictions: {prune_trees} trees, {prune}")
     clf = fit(pages)
-    model = export(clf, names, th, rel, prune[:2], prune_trees)
+    model = export(clf, names, rule, prune, prune_trees)
     X, _, _ = matrix(pages[:50])
     ref = clf.decision_function(X)
     got = np.array([walk(model, r) for r in X])

@@ -111,6 +111,9 @@ const REGION: [&str; 7] = [
 const LEVELS: [u32; 3] = [0, 1, 3];
 
 const SHARES: usize = FLAG_SHARES.len();
+/// Where a row holds the block's own word count, as `ln(1 + words)`: the
+/// model's expected-F1 cut weighs blocks by their words.
+pub const WORDS: usize = SHARES;
 const OWN: usize = SHARES + OWN_NAMES.len();
 
 /// Number of features in a row.

@@ -25,6 +25,10 @@ struct File {
     /// blocks at least `relative` times that block's probability are content.
     #[serde(default)]
     relative: Option<f32>,
+    /// When present, the page's cut follows the page (see `ExpectedF1`) and
+    /// `threshold` and `relative` serve only blocks judged alone.
+    #[serde(default)]
+    expected_f1: Option<ExpectedF1>,
     /// The cut for pruning the plateau's choice (`extract.scorer = "pruned"`),
     /// chosen by the training script on those blocks alone.
     #[serde(default)]
@@ -40,7 +44,43 @@ struct Cut {
     #[serde(default)]
     relative: Option<f32>,
     #[serde(default)]
+    expected_f1: Option<ExpectedF1>,
+    #[serde(default)]
     trees: Option<usize>,
+}
+
+/// A cut that follows the page: `gamma` times the best F1 the page can
+/// expect, within `[floor, ceiling]`. Taking each block's probability as the
+/// chance its words are content, the expected F1 of keeping the blocks above
+/// a cut is about `2 * kept content / (kept + all content)` (Jansche 2007's
+/// ratio of expectations), and the cut that maximises it is half the F1 it
+/// reaches. So a page whose blocks are all uncertain — a grid of product
+/// cards — keeps more of them, and a page with a sure article body keeps
+/// less of what surrounds it; `gamma` and the bounds correct for a model
+/// whose probabilities are not perfectly calibrated, and are chosen by
+/// `bench/train_extractor.py` on held-out folds.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq)]
+struct ExpectedF1 {
+    gamma: f32,
+    floor: f32,
+    ceiling: f32,
+}
+
+impl ExpectedF1 {
+    fn valid(&self) -> bool {
+        self.gamma > 0.0 && 0.0 <= self.floor && self.floor <= self.ceiling && self.ceiling <= 1.0
+    }
+}
+
+/// How a page's cut is set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Rule {
+    /// The raw-score cut, lowered on an unsure page (see `File::relative`).
+    Fixed {
+        cut: f32,
+        relative: Option<f32>,
+    },
+    ExpectedF1(ExpectedF1),
 }
 
 /// One tree as parallel arrays; `feature < 0` marks a leaf. The page-type
@@ -62,12 +102,12 @@ pub(crate) struct Tree {
 #[derive(Debug)]
 pub struct Model {
     bias: f32,
-    /// The raw-score cut: `logit(threshold)`.
+    /// The raw-score cut for a block judged alone: `logit(threshold)`.
     cut: f32,
-    /// See `File::relative`.
-    relative: Option<f32>,
-    /// `File::prune`: the raw-score cut, its relative companion, the trees.
-    prune: Option<(f32, Option<f32>, usize)>,
+    /// How a page's cut is set.
+    rule: Rule,
+    /// `File::prune`: its rule and how many trees it reads.
+    prune: Option<(Rule, usize)>,
     depth: u32,
     /// Per tree, `2^depth - 1` splits in breadth-first order.
     splits: Vec<Split>,
@@ -91,6 +131,8 @@ pub enum ModelError {
     Features { expected: usize, got: usize },
     #[error("extractor model: tree {0} is malformed ({1})")]
     Tree(usize, &'static str),
+    #[error("extractor model: expected_f1 needs gamma > 0 and 0 <= floor <= ceiling <= 1")]
+    ExpectedF1,
 }
 
 /// Deeper trees are refused: complete storage doubles with every level.
@@ -107,6 +149,13 @@ impl Model {
                 expected: features::N,
                 got: file.features.len(),
             });
+        }
+        let rules = [
+            file.expected_f1,
+            file.prune.as_ref().and_then(|c| c.expected_f1),
+        ];
+        if rules.iter().flatten().any(|e| !e.valid()) {
+            return Err(ModelError::ExpectedF1);
         }
         let mut depth = 0;
         for (i, t) in file.trees.iter().enumerate() {
@@ -148,15 +197,21 @@ impl Model {
                 }
             }
         }
-        let relative = |r: Option<f32>| r.filter(|r| *r > 0.0 && *r <= 1.0);
+        let cut = |p: f32| logit(p.clamp(1e-6, 1.0 - 1e-6));
+        let rule = |threshold: f32, relative: Option<f32>, ef1: Option<ExpectedF1>| match ef1 {
+            Some(e) => Rule::ExpectedF1(e),
+            None => Rule::Fixed {
+                cut: cut(threshold),
+                relative: relative.filter(|r| *r > 0.0 && *r <= 1.0),
+            },
+        };
         Ok(Model {
             bias: file.bias,
-            cut: logit(file.threshold.clamp(1e-6, 1.0 - 1e-6)),
-            relative: relative(file.relative),
+            cut: cut(file.threshold),
+            rule: rule(file.threshold, file.relative, file.expected_f1),
             prune: file.prune.map(|c| {
                 (
-                    logit(c.threshold.clamp(1e-6, 1.0 - 1e-6)),
-                    relative(c.relative),
+                    rule(c.threshold, c.relative, c.expected_f1),
                     c.trees.unwrap_or(usize::MAX),
                 )
             }),
@@ -207,7 +262,7 @@ impl Model {
     /// like content, not nothing.
     pub fn decide_all(&self, rows: &[[f32; features::N]]) -> Vec<bool> {
         let scores = self.score_all(rows);
-        let cut = page_cut(self.cut, self.relative, &scores);
+        let cut = page_cut(self.rule, &scores, rows);
         scores.iter().map(|&s| s >= cut).collect()
     }
 
@@ -221,9 +276,9 @@ impl Model {
     /// walks are most of the model's cost, and the plateau's blocks are a
     /// fraction of a page's. `None` for a model file without a prune cut.
     pub fn prune(&self, rows: &[[f32; features::N]], among: &[bool]) -> Option<Vec<bool>> {
-        let (cut, relative, trees) = self.prune?;
+        let (rule, trees) = self.prune?;
         let scores = self.score_first(rows, trees);
-        let cut = page_cut(cut, relative, &scores);
+        let cut = page_cut(rule, &scores, rows);
         let mut scores = scores.into_iter();
         Some(
             among
@@ -286,9 +341,24 @@ impl Tree {
     }
 }
 
-/// The raw-score cut for a page whose blocks scored `scores`: `cut`, or
-/// lower where the page's most likely block is below `cut / relative`.
-fn page_cut(cut: f32, relative: Option<f32>, scores: &[f32]) -> f32 {
+/// The raw-score cut for a page whose blocks scored `scores` (their rows
+/// `rows`, for their word counts) under `rule`.
+fn page_cut(rule: Rule, scores: &[f32], rows: &[[f32; features::N]]) -> f32 {
+    match rule {
+        Rule::Fixed { cut, relative } => relative_cut(cut, relative, scores),
+        Rule::ExpectedF1(e) => {
+            let best = best_expected_f1(scores, rows);
+            logit(
+                (e.gamma * best)
+                    .clamp(e.floor, e.ceiling)
+                    .clamp(1e-6, 1.0 - 1e-6),
+            )
+        }
+    }
+}
+
+/// `cut`, or lower where the page's most likely block is below `cut / relative`.
+fn relative_cut(cut: f32, relative: Option<f32>, scores: &[f32]) -> f32 {
     let Some(r) = relative else {
         return cut;
     };
@@ -298,6 +368,35 @@ fn page_cut(cut: f32, relative: Option<f32>, scores: &[f32]) -> f32 {
     }
     let p = (r / (1.0 + (-best).exp())).clamp(1e-6, 1.0 - 1e-6);
     cut.min(logit(p))
+}
+
+/// Probability bins of the expected-F1 search (`BINS` in the training script).
+const BINS: usize = 1024;
+
+/// The best expected F1 of any cut on the page (see `ExpectedF1`), over cuts
+/// at `BINS` probability bins: one pass over the blocks and one over the
+/// bins, so linear in the page where sorting the blocks would not be.
+fn best_expected_f1(scores: &[f32], rows: &[[f32; features::N]]) -> f32 {
+    let mut content = [0f64; BINS];
+    let mut words = [0f64; BINS];
+    for (s, row) in scores.iter().zip(rows) {
+        let p = 1.0 / (1.0 + (-*s as f64).exp());
+        let w = (row[features::WORDS] as f64).exp_m1().round().max(0.0);
+        let bin = ((p * BINS as f64) as usize).min(BINS - 1);
+        content[bin] += p * w;
+        words[bin] += w;
+    }
+    let expected: f64 = content.iter().sum();
+    if expected <= 0.0 {
+        return 0.0;
+    }
+    let (mut kept_content, mut kept, mut best) = (0.0, 0.0, 0f64);
+    for bin in (0..BINS).rev() {
+        kept_content += content[bin];
+        kept += words[bin];
+        best = best.max(2.0 * kept_content / (kept + expected));
+    }
+    best as f32
 }
 
 fn logit(p: f32) -> f32 {
@@ -407,6 +506,73 @@ mod tests {
         let sure = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,3]}"#;
         let m = Model::parse(&file(r#""relative":0.5,"#).replace(tree, sure)).unwrap();
         assert_eq!(m.decide_all(&rows), [false, true, true]);
+    }
+
+    /// Feature 0 at most 0.5: raw -2 (p .12); above, feature 1 at most 0.5:
+    /// -0.5 (p .38), above: 3 (p .95).
+    const THREE: &str = r#"{"feature":[0,-1,1,-1,-1],"threshold":[0.5,0,0.5,0,0],"left":[1,0,3,0,0],"right":[2,0,4,0,0],"value":[0,-2,0,-0.5,3]}"#;
+
+    /// A row with features 0 and 1 and `words` words.
+    fn row(f0: f32, f1: f32, words: f32) -> [f32; features::N] {
+        let mut r = [0f32; features::N];
+        r[0] = f0;
+        r[1] = f1;
+        r[features::WORDS] = words.ln_1p();
+        r
+    }
+
+    #[test]
+    fn the_expected_f1_cut_follows_the_page() {
+        let file = one_split(
+            0.5,
+            r#""expected_f1":{"gamma":0.5,"floor":0.1,"ceiling":0.9},"#,
+        )
+        .replace(TREE, THREE);
+        let m = Model::parse(&file).unwrap();
+        // Every block unsure: the .38 blocks are the page's content (best
+        // expected F1 .54, cut .27), though a fixed .5 would keep nothing.
+        let unsure = [
+            row(1.0, 0.0, 10.0),
+            row(1.0, 0.0, 10.0),
+            row(1.0, 0.0, 10.0),
+            row(0.0, 0.0, 10.0),
+        ];
+        assert_eq!(m.decide_all(&unsure), [true, true, true, false]);
+        // Beside a sure article body the same .38 block is cut (expected F1 .96, cut .48).
+        let sure = [
+            row(1.0, 1.0, 100.0),
+            row(1.0, 1.0, 100.0),
+            row(1.0, 0.0, 10.0),
+            row(0.0, 0.0, 10.0),
+        ];
+        assert_eq!(m.decide_all(&sure), [true, true, false, false]);
+        // The bounds hold: a floor of .4 cuts the unsure page's blocks too.
+        let floor = Model::parse(&file.replace(r#""floor":0.1"#, r#""floor":0.4"#)).unwrap();
+        assert_eq!(floor.decide_all(&unsure), [false; 4]);
+        // A block judged alone is cut at the threshold.
+        assert!(!m.decide(&unsure[0]) && m.decide(&sure[0]));
+        assert!(m.decide_all(&[]).is_empty());
+    }
+
+    #[test]
+    fn an_expected_f1_rule_out_of_range_is_refused() {
+        for bad in [
+            r#""gamma":0,"floor":0.1,"ceiling":0.9"#,
+            r#""gamma":0.5,"floor":0.6,"ceiling":0.5"#,
+            r#""gamma":0.5,"floor":0.1,"ceiling":1.5"#,
+        ] {
+            let top = one_split(0.5, &format!(r#""expected_f1":{{{bad}}},"#));
+            let prune = one_split(
+                0.5,
+                &format!(r#""prune":{{"threshold":0.5,"expected_f1":{{{bad}}}}},"#),
+            );
+            for file in [top, prune] {
+                assert!(
+                    matches!(Model::parse(&file), Err(ModelError::ExpectedF1)),
+                    "{file}"
+                );
+            }
+        }
     }
 
     #[test]
