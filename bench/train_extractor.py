@@ -75,18 +75,30 @@ def load(data, binary, cache):
 
 
 def label(page):
+    """Per block: content (1) or not, its weight, its tokens. A block is
+    content when most of its word 3-grams (under three words: its whole word
+    sequence) are in the truth, and, for a block whose text repeats an
+    earlier block's, only while the truth holds that many copies: the
+    metric counts words with their multiplicity, so a menu drawn twice or a
+    post quoted whole by a reply is content once."""
     ref = tokens(page["ref"])
     grams = {tuple(ref[i:i + 3]) for i in range(len(ref) - 2)}
     joined = " " + " ".join(ref) + " "
     ys, ws, toks = [], [], []
+    copies = collections.Counter()
     for text, _ in page["blocks"]:
         t = tokens(text)
         toks.append(t)
         if len(t) < 3:
-            ys.append(1 if t and (" " + " ".join(t) + " ") in joined else 0)
+            y = 1 if t and (" " + " ".join(t) + " ") in joined else 0
         else:
             g = [tuple(t[i:i + 3]) for i in range(len(t) - 2)]
-            ys.append(1 if sum(x in grams for x in g) >= 0.5 * len(g) else 0)
+            y = 1 if sum(x in grams for x in g) >= 0.5 * len(g) else 0
+        key = text.strip()
+        if y and copies[key] and copies[key] >= joined.count(" " + " ".join(t) + " "):
+            y = 0
+        copies[key] += 1
+        ys.append(y)
     total = sum(max(1, len(t)) for t in toks) or 1
     ws = [max(1, len(t)) / total for t in toks]
     return ys, ws, toks

@@ -90,8 +90,12 @@ const PAGE: [&str; 6] = [
 /// the same element path (names and classes, see `Block::path`). A listing's
 /// cards are one template of linked but wordy blocks; a menu's entries one of
 /// short linked ones; an article's paragraphs one of long unlinked ones.
-/// Last, where the block sits against the first `h1` (the content follows it).
-const TEMPLATE: [&str; 7] = [
+/// Then where the block sits against the first `h1` (the content follows
+/// it), and whether its text is a copy: a menu drawn twice (desktop and
+/// mobile), a product's name in the gallery and the cart bar, a forum post
+/// quoted in full by the replies. A bag-of-words truth counts the content
+/// once, so a second copy is boilerplate even when the first is not.
+const TEMPLATE: [&str; 9] = [
     "tpl_blocks",
     "tpl_mean_words",
     "tpl_link",
@@ -99,6 +103,8 @@ const TEMPLATE: [&str; 7] = [
     "tpl_page_share",
     "tpl_spread",
     "h1_offset",
+    "text_repeat",
+    "text_copies",
 ];
 
 /// What a row says about each enclosing region.
@@ -362,6 +368,22 @@ fn templates(
     let nb = blocks.len();
     let span = nb.max(1) as f32;
     let mut groups: rustc_hash::FxHashMap<u32, Group> = Default::default();
+    // Per distinct block text: its copies on the page. Keyed by the text
+    // itself (borrowed), so the pass reads each byte of text once or twice.
+    let mut texts: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    let text_of = |b: &crate::analyse::Block| {
+        analysis
+            .text
+            .get(b.start as usize..b.end as usize)
+            .unwrap_or("")
+            .trim()
+    };
+    let mut repeat = vec![false; nb];
+    for (b, block) in blocks.iter().enumerate() {
+        let copies = texts.entry(text_of(block)).or_insert(0);
+        repeat[b] = *copies > 0;
+        *copies += 1;
+    }
     for (b, block) in blocks.iter().enumerate() {
         let s = &sums[b];
         let g = groups.entry(block.path).or_insert_with(|| Group {
@@ -388,6 +410,8 @@ fn templates(
                 g.words as f32 / total_words.max(1) as f32,
                 (g.last - g.first) as f32 / span,
                 h1.map_or(2.0, |h| (b as f32 - h as f32) / span),
+                repeat[b] as u8 as f32,
+                ln(texts.get(text_of(&blocks[b])).map_or(1, |&c| c) as f32 - 1.0),
             ]
         })
         .collect()
