@@ -95,6 +95,7 @@ def main():
     ap.add_argument("--peers", action="store_true")
     ap.add_argument("--worst", type=int, default=0, help="list the N worst pages")
     ap.add_argument("--dump", help="write per-page F1 of crawlsieve as JSON to this file")
+    ap.add_argument("--dump-all", help="write every system's per-page F1 as JSON {system: {file: F1}} to this file")
     a = ap.parse_args()
     gt_dir = os.path.join(a.data, "dev", "ground-truth")
     pages = []
@@ -115,7 +116,7 @@ def main():
         for name in ("trafilatura", "resiliparse"):
             systems.append((name, *peer(name, files)))
     types = sorted({t for _, _, t in pages})
-    worst = []
+    worst, every = [], {}
     print(f"WCXB dev, {len(pages)} pages; mean per-page P / R / F1 (published dev F1: rs-trafilatura .859, trafilatura .791, jusText .707, Readability .675)")
     header = f"{'system':<12} {'pages/s':>8} {'P':>6} {'R':>6} {'F1':>6}  " + "  ".join(f"{t[:10]:>10}" for t in types)
     print(header)
@@ -125,11 +126,14 @@ def main():
         P = mean([s[0][0] for s in scores]); R = mean([s[0][1] for s in scores]); F = mean([s[0][2] for s in scores])
         per_type = "  ".join(f"{mean([s[0][2] for s in scores if s[1] == t]):>10.3f}" for t in types)
         print(f"{name:<12} {len(pages)/secs:>8.0f} {P:>6.3f} {R:>6.3f} {F:>6.3f}  {per_type}")
+        every[name] = {os.path.basename(path): f for (_, _, f), _, path in scores}
         if a.dump and name == "cs-plateau":
             json.dump({os.path.basename(path): f for (_, _, f), _, path in scores}, open(a.dump, "w"))
         if a.worst and name.startswith("cs-"):
             worst.append(f" {name}:")
             worst.extend(worst_per_type(scores, res, types, a.worst, {path: ref for path, ref, _ in pages}))
+    if a.dump_all:
+        json.dump(every, open(a.dump_all, "w"))
     if worst:
         print("\nworst pages per type: id, P / R / F1, reason")
         print("\n".join(worst))

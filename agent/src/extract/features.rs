@@ -371,13 +371,7 @@ fn templates(
     // Per distinct block text: its copies on the page. Keyed by the text
     // itself (borrowed), so the pass reads each byte of text once or twice.
     let mut texts: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    let text_of = |b: &crate::analyse::Block| {
-        analysis
-            .text
-            .get(b.start as usize..b.end as usize)
-            .unwrap_or("")
-            .trim()
-    };
+    let text_of = |b: &crate::analyse::Block| analysis.slice(b.start, b.end).trim();
     let mut repeat = vec![false; nb];
     for (b, block) in blocks.iter().enumerate() {
         let copies = texts.entry(text_of(block)).or_insert(0);
@@ -554,6 +548,34 @@ mod tests {
             .position(|b| a.slice(b.start, b.end) == "Bottles")
             .unwrap();
         assert!(rows[h1 - 1][col("h1_offset")] < 0.0 && rows[b][col("h1_offset")] > 0.0);
+    }
+
+    #[test]
+    fn a_second_copy_of_a_text_is_marked() {
+        let html = "<body><ul class=desktop><li><a href=/a>Shop all bottles</a></li></ul>\
+                    <p>The only paragraph of its kind.</p>\
+                    <ul class=mobile><li><a href=/a>Shop all bottles</a></li></ul></body>";
+        let a = analyse(html, None).unwrap();
+        let rows = rows(&a, &vec![false; a.blocks.len()]);
+        let names = names();
+        let col = |n: &str| names.iter().position(|x| x == n).unwrap();
+        let at = |text: &str| -> Vec<usize> {
+            (0..a.blocks.len())
+                .filter(|&b| a.slice(a.blocks[b].start, a.blocks[b].end) == text)
+                .collect()
+        };
+        let (menu, para) = (
+            at("Shop all bottles"),
+            at("The only paragraph of its kind."),
+        );
+        assert_eq!(menu.len(), 2);
+        let repeat: Vec<f32> = menu.iter().map(|&b| rows[b][col("text_repeat")]).collect();
+        assert_eq!(repeat, [0.0, 1.0], "the first copy is not a repeat");
+        for b in menu {
+            assert_eq!(rows[b][col("text_copies")], 2f32.ln());
+        }
+        assert_eq!(rows[para[0]][col("text_repeat")], 0.0);
+        assert_eq!(rows[para[0]][col("text_copies")], 0.0);
     }
 
     #[test]
