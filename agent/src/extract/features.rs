@@ -368,15 +368,17 @@ fn templates(
     let nb = blocks.len();
     let span = nb.max(1) as f32;
     let mut groups: rustc_hash::FxHashMap<u32, Group> = Default::default();
-    // Per distinct block text: its copies on the page. Keyed by the text
-    // itself (borrowed), so the pass reads each byte of text once or twice.
-    let mut texts: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    let text_of = |b: &crate::analyse::Block| analysis.slice(b.start, b.end).trim();
-    let mut repeat = vec![false; nb];
+    // Per block, the first block with its text, and per first block the
+    // copies: one hash-map pass keyed by the text itself (borrowed), so each
+    // byte of text is hashed once.
+    let mut first_of: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    let mut first = Vec::with_capacity(nb);
+    let mut copies = vec![0u32; nb];
     for (b, block) in blocks.iter().enumerate() {
-        let copies = texts.entry(text_of(block)).or_insert(0);
-        repeat[b] = *copies > 0;
-        *copies += 1;
+        let text = analysis.slice(block.start, block.end).trim();
+        let f = *first_of.entry(text).or_insert(b);
+        first.push(f);
+        copies[f] += 1;
     }
     for (b, block) in blocks.iter().enumerate() {
         let s = &sums[b];
@@ -404,8 +406,8 @@ fn templates(
                 g.words as f32 / total_words.max(1) as f32,
                 (g.last - g.first) as f32 / span,
                 h1.map_or(2.0, |h| (b as f32 - h as f32) / span),
-                repeat[b] as u8 as f32,
-                ln(texts.get(text_of(&blocks[b])).map_or(1, |&c| c) as f32 - 1.0),
+                (first[b] != b) as u8 as f32,
+                ln(copies[first[b]] as f32 - 1.0),
             ]
         })
         .collect()
