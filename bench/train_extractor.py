@@ -7,7 +7,9 @@ features are exactly the ones the agent computes. A block is labelled content
 when most of its word 3-grams (or, for blocks under three words, its whole word
 sequence) occur in the page's ground-truth main content.
 
-Model: scikit-learn's HistGradientBoostingClassifier; samples weighted so that
+Model: two stages of scikit-learn's HistGradientBoostingClassifier (the second
+reads the first's probabilities around each block: agent/src/extract/context.rs,
+`context` here; stacked on nested out-of-fold predictions); samples weighted so that
 every page weighs the same (WCXB's figure is a mean over pages) and, within a
 page, every word the same. Evaluation: k-fold cross-validation grouped by
 domain (no site in both train and test), per-page bag-of-words F1 computed as
@@ -68,9 +70,9 @@ def load(data, binary, cache):
     rows = {}
     for line in open(cache):
         o = json.loads(line)
-        rows[o["path"]] = o["blocks"]
+        rows[o["path"]] = (o["blocks"], o.get("layout", []))
     for p in pages:
-        p["blocks"] = rows.get(p["path"], [])
+        p["blocks"], p["layout"] = rows.get(p["path"], ([], []))
     return pages
 
 
@@ -273,6 +275,83 @@ def best_cut(curves, kinds=("fixed", "expected_f1")):
     return best
 
 
+# The second stage's features (agent/src/extract/context.rs: NAMES), after
+# the first stage's row.
+CONTEXT = ["p", "p_prev3", "p_prev2", "p_prev1", "p_next1", "p_next2", "p_next3", "p_window", "p_template",
+           "p_template_max", "p_page_expected_f1", "p_page_max", "p_page", "p_of_max", "p_content_before",
+           "p_content_after", "p_distance", "p_region0", "p_region1", "p_region3"]
+
+
+def context(page, probs):
+    """The context rows of a page (one per block) from its first-stage
+    probabilities: neighbours, a ±5-block window, the block's template and
+    regions, the page. Mirrors agent/src/extract/context.rs; means are
+    weighted by words + 1."""
+    pr = np.asarray(probs, dtype=np.float32).astype(np.float64)
+    n = len(pr)
+    if n == 0:
+        return np.zeros((0, len(CONTEXT)), dtype=np.float32)
+    w = np.asarray(page["words"], dtype=np.float64) + 1.0
+    lay = np.asarray(page["layout"], dtype=np.int64)
+    cols = [pr]
+    for o in (-3, -2, -1, 1, 2, 3):
+        s = np.full(n, -1.0)
+        if o < 0:
+            s[-o:] = pr[:o]
+        else:
+            s[:-o] = pr[o:]
+        cols.append(s)
+    pw = np.concatenate([[0.0], np.cumsum(pr * w)])
+    ws = np.concatenate([[0.0], np.cumsum(w)])
+    mean = lambda lo, hi: (pw[hi] - pw[lo]) / (ws[hi] - ws[lo])
+    i = np.arange(n)
+    cols.append(mean(np.maximum(i - 5, 0), np.minimum(i + 6, n)))
+    tpl = lay[:, 0]
+    tpw, tw = np.bincount(tpl, pr * w), np.bincount(tpl, w)
+    tmax = np.zeros(tpl.max() + 1)
+    np.maximum.at(tmax, tpl, pr)
+    cols += [tpw[tpl] / tw[tpl], tmax[tpl]]
+    mx = max(pr.max(), 0.0)
+    total = pw[n] if pw[n] > 0 else 1.0
+    cols += [np.full(n, expected_best(pr, page["words"])), np.full(n, mx), np.full(n, mean(0, n)),
+             pr / mx if mx > 0 else np.zeros(n), pw[:-1] / total, (pw[n] - pw[1:]) / total]
+    d = np.full(n, 50.0)
+    likely = np.flatnonzero(pr >= 0.5)
+    if len(likely):
+        k = np.searchsorted(likely, i)
+        left = np.where(k > 0, i - likely[np.maximum(k - 1, 0)], 1e9)
+        right = np.where(k < len(likely), likely[np.minimum(k, len(likely) - 1)] - i, 1e9)
+        # searchsorted puts a likely block itself to the right (distance 0)
+        d = np.minimum(np.minimum(left, right), 50.0)
+    cols.append(d)
+    for level in range(3):
+        cols.append(mean(lay[:, 1 + 2 * level], lay[:, 2 + 2 * level]))
+    return np.stack(cols, 1).astype(np.float32)
+
+
+def matrix2(pages, probs):
+    """The second stage's rows: each block's row, then its context from the
+    first-stage probabilities `probs` (per page)."""
+    X = [np.concatenate([np.array([r for _, r in p["blocks"]], dtype=np.float32), context(p, pr)], 1)
+         for p, pr in zip(pages, probs) if p["blocks"]]
+    X = np.concatenate(X) if X else np.zeros((0, 0), dtype=np.float32)
+    y = np.array([v for p in pages for v in p["y"]])
+    w = np.array([v for p in pages for v in p["w"]])
+    return X, y, w
+
+
+def fit2(pages, probs):
+    X, y, w = matrix2(pages, probs)
+    clf = HistGradientBoostingClassifier(**PARAMS)
+    clf.fit(X, y, sample_weight=w * len(pages))
+    return clf
+
+
+def predict2(clf, pages, probs):
+    X, _, _ = matrix2(pages, probs)
+    return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
+
+
 def matrix(pages):
     X = np.array([r for p in pages for _, r in p["blocks"]], dtype=np.float32)
     y = np.array([v for p in pages for v in p["y"]])
@@ -301,10 +380,15 @@ def predict(clf, pages):
     return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
 
 
-def export(clf, names, rule, prune, prune_trees):
-    trees = [gbtrees.tree(pred) for (pred,) in clf._predictors]
-    return dict(format=1, features=names, bias=float(np.ravel(clf._baseline_prediction)[0]),
-                **cut_fields(rule), prune=dict(cut_fields(prune), trees=prune_trees), trees=trees,
+def ensemble(clf):
+    return dict(bias=float(np.ravel(clf._baseline_prediction)[0]),
+                trees=[gbtrees.tree(pred) for (pred,) in clf._predictors])
+
+
+def export(clf, clf2, names, rule, prune, prune_trees):
+    return dict(format=1, features=names, **ensemble(clf), **cut_fields(rule),
+                prune=dict(cut_fields(prune), trees=prune_trees),
+                second=dict(features=CONTEXT, **ensemble(clf2)),
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
 
 
@@ -319,6 +403,7 @@ def cut_fields(rule):
 
 
 def walk(model, row):
+    """The raw score of a row under an exported ensemble (`model` or its `second`)."""
     s = model["bias"]
     for t in model["trees"]:
         i = 0
@@ -379,7 +464,7 @@ def main():
     # Folds grouped by domain, balanced by page count, deterministic.
     domains = sorted({p["domain"] for p in pages}, key=lambda d: (hash_str(d), d))
     fold_of = {d: i % a.folds for i, d in enumerate(domains)}
-    oof = [None] * len(pages)
+    oof, oof2 = [None] * len(pages), [None] * len(pages)
     staged = {n: [None] * len(pages) for n in PRUNE_TREES if n < PARAMS["max_iter"]}
     for k in range(a.folds):
         t = time.perf_counter()
@@ -389,6 +474,20 @@ def main():
         probs = predict(clf, [pages[i] for i in test_idx])
         for i, pr in zip(test_idx, probs):
             oof[i] = pr
+        # The second stage learns from first-stage probabilities the way it
+        # will meet them: on pages the first stage never saw. So its training
+        # pages get theirs from the other training folds (nested), and the
+        # test fold from `clf`, which never saw it.
+        inner = {}
+        for j in range(a.folds):
+            if j != k:
+                sub = [p for p in train if fold_of[p["domain"]] != j]
+                held = [p for p in train if fold_of[p["domain"]] == j]
+                for p, pr in zip(held, predict(fit(sub), held)):
+                    inner[p["id"]] = pr
+        clf2 = fit2(train, [inner[p["id"]] for p in train])
+        for i, pr in zip(test_idx, predict2(clf2, [pages[i] for i in test_idx], probs)):
+            oof2[i] = pr
         # The same model's first trees alone, for the prune cut (below).
         X, _, _ = matrix([pages[i] for i in test_idx])
         for n, raw in enumerate(clf.staged_decision_function(X), 1):
@@ -399,9 +498,12 @@ def main():
     # Each fold's cut rule is chosen on the other folds' out-of-fold predictions,
     # so no page's labels choose the cut it is scored with. The fixed rule
     # alone is reported beside the chosen one, to show what the choice adds.
-    curves = [Curve(p, o) for p, o in zip(pages, oof)]
+    curves1 = [Curve(p, o) for p, o in zip(pages, oof)]
+    page_scores, fold_scores = cross_validate(pages, curves1, oof, fold_of, a.folds, ("fixed", "expected_f1"))
+    report("learned, first stage alone", pages, page_scores, fold_scores, a.folds)
+    curves = [Curve(p, o) for p, o in zip(pages, oof2)]
     for kinds in (("fixed",), ("fixed", "expected_f1")):
-        page_scores, fold_scores = cross_validate(pages, curves, oof, fold_of, a.folds, kinds)
+        page_scores, fold_scores = cross_validate(pages, curves, oof2, fold_of, a.folds, kinds)
         report("learned, " + " or ".join(kinds), pages, page_scores, fold_scores, a.folds)
     if a.dump_oof:
         json.dump({p["id"]: f for p, f in zip(pages, page_scores)}, open(a.dump_oof, "w"))
@@ -432,11 +534,16 @@ def main():
     prune, _ = best_cut([c for c in tried[prune_trees][1] if c])
     print(f"prune cut on out-of-fold predictions: {prune_trees} trees, {prune}")
     clf = fit(pages)
-    model = export(clf, names, rule, prune, prune_trees)
+    # The shipped second stage learns from the out-of-fold first-stage
+    # probabilities (each page's from a model that never saw its domain).
+    clf2 = fit2(pages, oof)
+    model = export(clf, clf2, names, rule, prune, prune_trees)
     X, _, _ = matrix(pages[:50])
-    ref = clf.decision_function(X)
     got = np.array([walk(model, r) for r in X])
-    assert np.allclose(ref, got, atol=1e-4), "exported trees disagree with scikit-learn"
+    assert np.allclose(clf.decision_function(X), got, atol=1e-4), "exported trees disagree with scikit-learn"
+    X2, _, _ = matrix2(pages[:50], oof[:50])
+    got = np.array([walk(model["second"], r) for r in X2])
+    assert np.allclose(clf2.decision_function(X2), got, atol=1e-4), "exported second stage disagrees"
     if not a.no_write:
         json.dump(model, open(a.out, "w"), separators=(",", ":"))
         print(f"wrote {a.out}: {len(model['trees'])} trees, {sum(len(t['feature']) for t in model['trees'])} nodes")

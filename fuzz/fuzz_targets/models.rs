@@ -1,6 +1,6 @@
-//! The model files a `rules_dir` may hold: the block scorer's trees and the
-//! page-type classifier (trees, or the older regression). A malformed file is
-//! an error, never a panic.
+//! The model files a `rules_dir` may hold: the block scorer's trees (one or
+//! two stages) and the page-type classifier (trees, or the older
+//! regression). A malformed file is an error, never a panic.
 #![no_main]
 
 use crawlsieve::extract::{model, pagetype};
@@ -11,8 +11,14 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(m) = model::Model::parse(text) {
-        let row = [0.5f32; crawlsieve::extract::features::N];
-        let _ = m.decide_all(&[row]);
+        use crawlsieve::extract::features;
+        let row = [0.5f32; features::N];
+        let layout = features::Layout {
+            words: vec![1],
+            template: vec![0],
+            regions: vec![[(0, 1); 3]],
+        };
+        let _ = m.decide_all(&[row], &layout);
     }
     if let Ok(m) = pagetype::Model::parse(text) {
         let _ = m.classify(&vec![1.0; pagetype::NAMES.len()]);

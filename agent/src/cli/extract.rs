@@ -154,7 +154,8 @@ impl Writer<'_> {
         let json = |v: serde_json::Value| Shown::Json(v);
         let shown: Result<Shown, String> = if self.args.block_features {
             p.block_rows(page)
-                .map(|rows| json(serde_json::json!({ "blocks": rows })))
+                .and_then(|rows| serde_json::to_value(rows).map_err(|e| e.to_string()))
+                .map(json)
         } else if self.args.page_features {
             p.page_row(page)
                 .map(|row| json(serde_json::json!({ "row": row })))

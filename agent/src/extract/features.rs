@@ -161,10 +161,30 @@ struct Sums {
     any_content: bool,
 }
 
+/// Where each block sits among the page's blocks, for the model's second
+/// stage (`extract::context`), which reads the first stage's probabilities
+/// of a block's neighbours, template and regions: its word count, its
+/// template (the blocks of its element path, numbered in order of first
+/// appearance) and its regions (see `LEVELS`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Layout {
+    pub words: Vec<u32>,
+    pub template: Vec<u32>,
+    pub regions: Vec<[(usize, usize); LEVELS.len()]>,
+}
+
+/// The levels of `Layout::regions` (names of the second stage's features).
+pub const REGION_LEVELS: [u32; LEVELS.len()] = LEVELS;
+
 /// One row of `N` features per block of `analysis`. `plateau[b]` says whether
 /// the plateau chose block `b`.
 pub fn rows(analysis: &Analysis, plateau: &[bool]) -> Vec<[f32; N]> {
     rows_of(analysis, plateau, |_| true)
+}
+
+/// `rows` and the page's `Layout`.
+pub fn rows_and_layout(analysis: &Analysis, plateau: &[bool]) -> (Vec<[f32; N]>, Layout) {
+    page(analysis, plateau, |_| true)
 }
 
 /// The rows of the blocks `wanted` says, in block order. The page's sums
@@ -175,6 +195,14 @@ pub fn rows_of(
     plateau: &[bool],
     wanted: impl Fn(usize) -> bool,
 ) -> Vec<[f32; N]> {
+    page(analysis, plateau, wanted).0
+}
+
+fn page(
+    analysis: &Analysis,
+    plateau: &[bool],
+    wanted: impl Fn(usize) -> bool,
+) -> (Vec<[f32; N]>, Layout) {
     let blocks = &analysis.blocks;
     let nb = blocks.len();
     let mut sums = vec![Sums::default(); nb];
@@ -269,7 +297,7 @@ pub fn rows_of(
         }
     }
     let bounds = regions(blocks);
-    let templates = templates(analysis, &sums, plateau, total_words);
+    let (templates, template) = templates(analysis, &sums, plateau, total_words);
     for b in 0..nb {
         let s = &sums[b];
         if !wanted(b) {
@@ -344,19 +372,26 @@ pub fn rows_of(
         out.push(row);
         words_before += s.words;
     }
-    out
+    let layout = Layout {
+        words: sums.iter().map(|s| s.words).collect(),
+        template,
+        regions: bounds,
+    };
+    (out, layout)
 }
 
-/// Per block, its `TEMPLATE` features: sums over the blocks of its path in
-/// one pass (a hash map keyed by path), then one lookup per block.
+/// Per block, its `TEMPLATE` features and its template's number: sums over
+/// the blocks of its path in one pass (a hash map keyed by path), then one
+/// lookup per block.
 fn templates(
     analysis: &Analysis,
     sums: &[Sums],
     plateau: &[bool],
     total_words: u32,
-) -> Vec<[f32; TEMPLATE.len()]> {
+) -> (Vec<[f32; TEMPLATE.len()]>, Vec<u32>) {
     #[derive(Default)]
     struct Group {
+        index: u32,
         blocks: u32,
         words: u32,
         link: u32,
@@ -382,7 +417,9 @@ fn templates(
     }
     for (b, block) in blocks.iter().enumerate() {
         let s = &sums[b];
+        let index = groups.len() as u32;
         let g = groups.entry(block.path).or_insert_with(|| Group {
+            index,
             first: b,
             ..Default::default()
         });
@@ -394,7 +431,8 @@ fn templates(
     }
     // The first block with `h1` text (flag share 5 is `IN_H1`).
     let h1 = sums.iter().position(|s| s.flag_words[5] > 0);
-    (0..nb)
+    let numbers = blocks.iter().map(|b| groups[&b.path].index).collect();
+    let rows = (0..nb)
         .map(|b| {
             let g = &groups[&blocks[b].path];
             let words = g.words.max(1) as f32;
@@ -410,7 +448,8 @@ fn templates(
                 ln(copies[first[b]] as f32 - 1.0),
             ]
         })
-        .collect()
+        .collect();
+    (rows, numbers)
 }
 
 /// For every block and level, the half-open range of blocks `[lo, hi)` of its

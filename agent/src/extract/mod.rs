@@ -19,6 +19,7 @@
 
 pub mod blocks;
 pub mod closing;
+pub mod context;
 pub mod dates;
 pub mod declared;
 pub mod features;
@@ -209,10 +210,11 @@ fn plateau_blocks(analysis: &Analysis, chosen: &[usize]) -> Vec<bool> {
     by_block
 }
 
-/// The feature rows of a page's blocks (what `bench/train_extractor.py` learns from).
-pub fn block_rows(analysis: &Analysis) -> Vec<[f32; features::N]> {
+/// The feature rows of a page's blocks and the page's layout (what
+/// `bench/train_extractor.py` learns from).
+pub fn block_rows(analysis: &Analysis) -> (Vec<[f32; features::N]>, features::Layout) {
     let chosen = plateau_choice(analysis, &Weights::default());
-    features::rows(analysis, &plateau_blocks(analysis, &chosen))
+    features::rows_and_layout(analysis, &plateau_blocks(analysis, &chosen))
 }
 
 /// The blocks the model calls content; form controls inside them are left out.
@@ -222,8 +224,8 @@ fn learned(
     model: &Model,
     closing: &closing::Headings,
 ) -> Content {
-    let rows = features::rows(analysis, &plateau_blocks(analysis, chosen));
-    let keep = model.decide_all(&rows);
+    let (rows, layout) = features::rows_and_layout(analysis, &plateau_blocks(analysis, chosen));
+    let keep = model.decide_all(&rows, &layout);
     let segments = &analysis.segments;
     let mut picked: Vec<usize> = (0..segments.len())
         .filter(|&i| {

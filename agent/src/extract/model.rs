@@ -7,7 +7,7 @@
 //! The file names its features; a file trained on another feature list is
 //! refused rather than silently misread.
 
-use super::features;
+use super::{context, features};
 use serde::Deserialize;
 
 /// The shipped model.
@@ -33,6 +33,21 @@ struct File {
     /// chosen by the training script on those blocks alone.
     #[serde(default)]
     prune: Option<Cut>,
+    trees: Vec<Tree>,
+    /// The second stage (see `extract::context`): trees over the first
+    /// stage's row followed by the context row. When present, the page's cut
+    /// (`threshold`, `relative`, `expected_f1`) applies to its scores; the
+    /// prune cut always reads the first stage alone.
+    #[serde(default)]
+    second: Option<Stage>,
+}
+
+/// A second stage as the file gives it.
+#[derive(Debug, Deserialize)]
+struct Stage {
+    /// The context features after the first stage's (`context::NAMES`).
+    features: Vec<String>,
+    bias: f32,
     trees: Vec<Tree>,
 }
 
@@ -101,13 +116,24 @@ pub(crate) struct Tree {
 /// successive trees overlap in the CPU.
 #[derive(Debug)]
 pub struct Model {
-    bias: f32,
+    first: Ensemble,
+    /// The second stage, over `SECOND`-long rows.
+    second: Option<Ensemble>,
     /// The raw-score cut for a block judged alone: `logit(threshold)`.
     cut: f32,
     /// How a page's cut is set.
     rule: Rule,
     /// `File::prune`: its rule and how many trees it reads.
     prune: Option<(Rule, usize)>,
+}
+
+/// Length of a second-stage row: the first stage's row, then the context.
+pub const SECOND: usize = features::N + context::N;
+
+/// One sum of trees, stored complete (see `Model`).
+#[derive(Debug)]
+struct Ensemble {
+    bias: f32,
     depth: u32,
     /// Per tree, `2^depth - 1` splits in breadth-first order.
     splits: Vec<Split>,
@@ -129,6 +155,8 @@ pub enum ModelError {
     Format(u32),
     #[error("extractor model: trained on other features (expected {expected} named as in extract::features, got {got})")]
     Features { expected: usize, got: usize },
+    #[error("extractor model: second stage trained on other context features (expected {expected} named as in extract::context, got {got})")]
+    Context { expected: usize, got: usize },
     #[error("extractor model: tree {0} is malformed ({1})")]
     Tree(usize, &'static str),
     #[error("extractor model: expected_f1 needs gamma > 0 and 0 <= floor <= ceiling <= 1")]
@@ -157,15 +185,136 @@ impl Model {
         if rules.iter().flatten().any(|e| !e.valid()) {
             return Err(ModelError::ExpectedF1);
         }
+        let first = Ensemble::build(file.bias, &file.trees, features::N)?;
+        let second = match &file.second {
+            None => None,
+            Some(stage) => {
+                if stage.features != context::NAMES {
+                    return Err(ModelError::Context {
+                        expected: context::N,
+                        got: stage.features.len(),
+                    });
+                }
+                Some(Ensemble::build(stage.bias, &stage.trees, SECOND)?)
+            }
+        };
+        let cut = |p: f32| logit(p.clamp(1e-6, 1.0 - 1e-6));
+        let rule = |threshold: f32, relative: Option<f32>, ef1: Option<ExpectedF1>| match ef1 {
+            Some(e) => Rule::ExpectedF1(e),
+            None => Rule::Fixed {
+                cut: cut(threshold),
+                relative: relative.filter(|r| *r > 0.0 && *r <= 1.0),
+            },
+        };
+        Ok(Model {
+            first,
+            second,
+            cut: cut(file.threshold),
+            rule: rule(file.threshold, file.relative, file.expected_f1),
+            prune: file.prune.map(|c| {
+                (
+                    rule(c.threshold, c.relative, c.expected_f1),
+                    c.trees.unwrap_or(usize::MAX),
+                )
+            }),
+        })
+    }
+
+    /// The first stage's raw score (log-odds) of one row.
+    pub fn score(&self, row: &[f32; features::N]) -> f32 {
+        self.first.score_with(row, usize::MAX)
+    }
+
+    /// Whether a row is content, judged alone by the first stage (the
+    /// page's cut is not applied).
+    pub fn decide(&self, row: &[f32; features::N]) -> bool {
+        self.score(row) >= self.cut
+    }
+
+    /// Which of a page's blocks are content. The first stage scores every
+    /// row; the second, when the file has one, scores them again with the
+    /// first stage's probabilities around each block (`context`, read from
+    /// `layout`). The cut is the page's (see `Rule`): a page's content is
+    /// what it has that looks most like content, not nothing.
+    pub fn decide_all(&self, rows: &[[f32; features::N]], layout: &features::Layout) -> Vec<bool> {
+        let scores = self.score_all(rows, layout);
+        let words = rows.iter().map(words);
+        let cut = page_cut(self.rule, &scores, words);
+        scores.iter().map(|&s| s >= cut).collect()
+    }
+
+    /// The final raw score of every block of a page: the second stage's
+    /// where the file has one, else the first stage's.
+    pub fn score_all(&self, rows: &[[f32; features::N]], layout: &features::Layout) -> Vec<f32> {
+        let first = self.first.score_first(rows, usize::MAX);
+        let Some(second) = &self.second else {
+            return first;
+        };
+        let probs: Vec<f32> = first.iter().map(|&s| sigmoid(s)).collect();
+        let context = context::rows(layout, &probs);
+        let joined: Vec<[f32; SECOND]> = rows
+            .iter()
+            .zip(&context)
+            .map(|(r, c)| {
+                let mut row = [0f32; SECOND];
+                row[..features::N].copy_from_slice(r);
+                row[features::N..].copy_from_slice(c);
+                row
+            })
+            .collect();
+        second.score_first(&joined, usize::MAX)
+    }
+
+    /// Whether the file has a second stage.
+    pub fn stacked(&self) -> bool {
+        self.second.is_some()
+    }
+
+    /// Whether the file gave a prune cut (`prune` answers `None` without one).
+    pub fn prunes(&self) -> bool {
+        self.prune.is_some()
+    }
+
+    /// Which of the blocks `among` are content, at the prune cut; `rows` are
+    /// the rows of those blocks alone, in order (`features::rows_of`): the
+    /// walks are most of the model's cost, and the plateau's blocks are a
+    /// fraction of a page's. The first stage alone: the second would need
+    /// every block's probability. `None` for a model file without a prune cut.
+    pub fn prune(&self, rows: &[[f32; features::N]], among: &[bool]) -> Option<Vec<bool>> {
+        let (rule, trees) = self.prune?;
+        let scores = self.first.score_first(rows, trees);
+        let cut = page_cut(rule, &scores, rows.iter().map(words));
+        let mut scores = scores.into_iter();
+        Some(
+            among
+                .iter()
+                .map(|&a| a && scores.next().is_some_and(|s| s >= cut))
+                .collect(),
+        )
+    }
+}
+
+/// A row's word count (the row holds `ln(1 + words)`).
+fn words(row: &[f32; features::N]) -> f64 {
+    (row[features::WORDS] as f64).exp_m1().round().max(0.0)
+}
+
+fn sigmoid(s: f32) -> f32 {
+    1.0 / (1.0 + (-s).exp())
+}
+
+impl Ensemble {
+    /// Checks the trees (features below `features`) and stores them complete.
+    fn build(bias: f32, trees: &[Tree], features: usize) -> Result<Ensemble, ModelError> {
         let mut depth = 0;
-        for (i, t) in file.trees.iter().enumerate() {
-            let checked = check(t, features::N, MAX_DEPTH);
+        for (i, t) in trees.iter().enumerate() {
+            let checked = check(t, features, MAX_DEPTH);
             depth = depth.max(checked.map_err(|why| ModelError::Tree(i, why))?);
         }
         let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
-        let mut splits = Vec::with_capacity(file.trees.len() * inner);
-        let mut leaves = Vec::with_capacity(file.trees.len() * outer);
-        for t in &file.trees {
+        let mut splits = Vec::with_capacity(trees.len() * inner);
+        let mut leaves = Vec::with_capacity(trees.len() * outer);
+        for t in trees {
             let base = splits.len();
             splits.resize(
                 base + inner,
@@ -197,44 +346,23 @@ impl Model {
                 }
             }
         }
-        let cut = |p: f32| logit(p.clamp(1e-6, 1.0 - 1e-6));
-        let rule = |threshold: f32, relative: Option<f32>, ef1: Option<ExpectedF1>| match ef1 {
-            Some(e) => Rule::ExpectedF1(e),
-            None => Rule::Fixed {
-                cut: cut(threshold),
-                relative: relative.filter(|r| *r > 0.0 && *r <= 1.0),
-            },
-        };
-        Ok(Model {
-            bias: file.bias,
-            cut: cut(file.threshold),
-            rule: rule(file.threshold, file.relative, file.expected_f1),
-            prune: file.prune.map(|c| {
-                (
-                    rule(c.threshold, c.relative, c.expected_f1),
-                    c.trees.unwrap_or(usize::MAX),
-                )
-            }),
+        Ok(Ensemble {
+            bias,
             depth,
             splits,
             leaves,
         })
     }
 
-    /// The raw score (log-odds) of one row: the sum over all trees.
-    pub fn score(&self, row: &[f32; features::N]) -> f32 {
-        self.score_with(row, usize::MAX)
-    }
-
-    /// `score` with the first `trees` trees.
-    fn score_with(&self, row: &[f32; features::N], trees: usize) -> f32 {
+    /// The raw score of one row with the first `trees` trees. `build`
+    /// checked every feature index against the row length `M`.
+    fn score_with<const M: usize>(&self, row: &[f32; M], trees: usize) -> f32 {
         let inner = (1usize << self.depth) - 1;
         let mut s = self.bias;
         for (splits, leaves) in self.trees().take(trees) {
             let mut i = 0usize;
             for _ in 0..self.depth {
                 let sp = splits[i];
-                // `check` made every feature index < N.
                 i = 2 * i + 1 + (row[sp.feature as usize] > sp.threshold) as usize;
             }
             s += leaves[i - inner];
@@ -251,52 +379,11 @@ impl Model {
             .map(move |(t, leaves)| (&self.splits[t * inner..(t + 1) * inner], leaves))
     }
 
-    /// Whether a row is content, judged alone (the page's cut is not applied).
-    pub fn decide(&self, row: &[f32; features::N]) -> bool {
-        self.score(row) >= self.cut
-    }
-
-    /// Which of a page's blocks are content. The cut is the model's, or
-    /// lower on a page where the model is unsure of every block (a product
-    /// grid of short items): a page's content is what it has that looks most
-    /// like content, not nothing.
-    pub fn decide_all(&self, rows: &[[f32; features::N]]) -> Vec<bool> {
-        let scores = self.score_all(rows);
-        let cut = page_cut(self.rule, &scores, rows);
-        scores.iter().map(|&s| s >= cut).collect()
-    }
-
-    /// Whether the file gave a prune cut (`prune` answers `None` without one).
-    pub fn prunes(&self) -> bool {
-        self.prune.is_some()
-    }
-
-    /// Which of the blocks `among` are content, at the prune cut; `rows` are
-    /// the rows of those blocks alone, in order (`features::rows_of`): the
-    /// walks are most of the model's cost, and the plateau's blocks are a
-    /// fraction of a page's. `None` for a model file without a prune cut.
-    pub fn prune(&self, rows: &[[f32; features::N]], among: &[bool]) -> Option<Vec<bool>> {
-        let (rule, trees) = self.prune?;
-        let scores = self.score_first(rows, trees);
-        let cut = page_cut(rule, &scores, rows);
-        let mut scores = scores.into_iter();
-        Some(
-            among
-                .iter()
-                .map(|&a| a && scores.next().is_some_and(|s| s >= cut))
-                .collect(),
-        )
-    }
-
-    /// `score` for every row. Rows go through each tree four at a time:
-    /// four independent walks keep the CPU busy while each waits on its loads.
-    pub fn score_all(&self, rows: &[[f32; features::N]]) -> Vec<f32> {
-        self.score_first(rows, usize::MAX)
-    }
-
-    /// `score_all` with the first `trees` trees only: boosting adds trees
-    /// that correct the ones before, so a prefix is a coarser model.
-    fn score_first(&self, rows: &[[f32; features::N]], trees: usize) -> Vec<f32> {
+    /// `score_with` for every row, with the first `trees` trees (boosting
+    /// adds trees that correct the ones before, so a prefix is a coarser
+    /// model). Rows go through each tree four at a time: four independent
+    /// walks keep the CPU busy while each waits on its loads.
+    fn score_first<const M: usize>(&self, rows: &[[f32; M]], trees: usize) -> Vec<f32> {
         const LANES: usize = 4;
         let inner = (1usize << self.depth) - 1;
         let mut out = Vec::with_capacity(rows.len());
@@ -341,13 +428,14 @@ impl Tree {
     }
 }
 
-/// The raw-score cut for a page whose blocks scored `scores` (their rows
-/// `rows`, for their word counts) under `rule`.
-fn page_cut(rule: Rule, scores: &[f32], rows: &[[f32; features::N]]) -> f32 {
+/// The raw-score cut for a page whose blocks scored `scores` (with their
+/// word counts `words`) under `rule`.
+fn page_cut(rule: Rule, scores: &[f32], words: impl Iterator<Item = f64>) -> f32 {
     match rule {
         Rule::Fixed { cut, relative } => relative_cut(cut, relative, scores),
         Rule::ExpectedF1(e) => {
-            let best = best_expected_f1(scores, rows);
+            let probs = scores.iter().map(|&s| sigmoid(s) as f64);
+            let best = context::best_expected_f1(probs.zip(words)) as f32;
             logit(
                 (e.gamma * best)
                     .clamp(e.floor, e.ceiling)
@@ -368,35 +456,6 @@ fn relative_cut(cut: f32, relative: Option<f32>, scores: &[f32]) -> f32 {
     }
     let p = (r / (1.0 + (-best).exp())).clamp(1e-6, 1.0 - 1e-6);
     cut.min(logit(p))
-}
-
-/// Probability bins of the expected-F1 search (`BINS` in the training script).
-const BINS: usize = 1024;
-
-/// The best expected F1 of any cut on the page (see `ExpectedF1`), over cuts
-/// at `BINS` probability bins: one pass over the blocks and one over the
-/// bins, so linear in the page where sorting the blocks would not be.
-fn best_expected_f1(scores: &[f32], rows: &[[f32; features::N]]) -> f32 {
-    let mut content = [0f64; BINS];
-    let mut words = [0f64; BINS];
-    for (s, row) in scores.iter().zip(rows) {
-        let p = 1.0 / (1.0 + (-*s as f64).exp());
-        let w = (row[features::WORDS] as f64).exp_m1().round().max(0.0);
-        let bin = ((p * BINS as f64) as usize).min(BINS - 1);
-        content[bin] += p * w;
-        words[bin] += w;
-    }
-    let expected: f64 = content.iter().sum();
-    if expected <= 0.0 {
-        return 0.0;
-    }
-    let (mut kept_content, mut kept, mut best) = (0.0, 0.0, 0f64);
-    for bin in (0..BINS).rev() {
-        kept_content += content[bin];
-        kept += words[bin];
-        best = best.max(2.0 * kept_content / (kept + expected));
-    }
-    best as f32
 }
 
 fn logit(p: f32) -> f32 {
@@ -474,9 +533,63 @@ mod tests {
             })
             .collect();
         let single: Vec<f32> = rows.iter().map(|r| m.score(r)).collect();
-        assert_eq!(m.score_all(&rows), single);
+        assert_eq!(m.first.score_first(&rows, usize::MAX), single);
+        // The second stage's batches too, on rows that go both ways.
+        let second = m.second.as_ref().expect("the shipped model is stacked");
+        let joined: Vec<[f32; SECOND]> = rows
+            .iter()
+            .map(|r| {
+                let mut j = [0f32; SECOND];
+                j[..features::N].copy_from_slice(r);
+                j[features::N..].fill(r[0].abs().min(1.0));
+                j
+            })
+            .collect();
+        let single: Vec<f32> = joined
+            .iter()
+            .map(|r| second.score_with(r, usize::MAX))
+            .collect();
+        assert_eq!(second.score_first(&joined, usize::MAX), single);
         let decided: Vec<bool> = rows.iter().map(|r| m.decide(r)).collect();
         assert!(decided.iter().any(|&b| b) && decided.iter().any(|&b| !b));
+    }
+
+    /// A layout of `n` blocks, each its own template, the page its region.
+    fn flat(n: usize) -> features::Layout {
+        features::Layout {
+            words: vec![1; n],
+            template: (0..n as u32).collect(),
+            regions: vec![[(0, n); 3]; n],
+        }
+    }
+
+    #[test]
+    fn the_second_stage_reads_the_first_stages_probabilities_around_a_block() {
+        let next = features::N + context::NAMES.iter().position(|n| *n == "p_next1").unwrap();
+        let names = serde_json::to_string(&context::NAMES).unwrap();
+        let second = format!(
+            r#""second":{{"features":{names},"bias":0,"trees":[{{"feature":[{next},-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-3,3]}}]}},"#
+        );
+        let sure = TREE.replace("-0.5]", "3]");
+        let file = one_split(0.5, &second).replace(TREE, &sure);
+        let m = Model::parse(&file).unwrap();
+        assert!(m.stacked());
+        // First stage: p .12, .95, .12. Second: content where the next block is likely.
+        let mut rows = vec![[0f32; features::N]; 3];
+        rows[1][0] = 1.0;
+        assert_eq!(m.decide_all(&rows, &flat(3)), [true, false, false]);
+        assert!(
+            m.decide(&rows[1]),
+            "a block judged alone reads the first stage"
+        );
+        // A second stage trained on other context features is refused.
+        let other = file.replace(r#""p_next1""#, r#""p_next""#);
+        assert!(matches!(
+            Model::parse(&other),
+            Err(ModelError::Context { .. })
+        ));
+        let beyond = file.replace(&format!("[{next},-1,-1]"), &format!("[{},-1,-1]", SECOND));
+        assert!(matches!(Model::parse(&beyond), Err(ModelError::Tree(0, _))));
     }
 
     /// One split on feature 0: raw score -2 (p .12) at most 0.5, -0.5 (p .38) above.
@@ -498,14 +611,20 @@ mod tests {
         let mut rows = vec![[0f32; features::N]; 3];
         rows[1][0] = 1.0;
         let absolute = Model::parse(&file("")).unwrap();
-        assert_eq!(absolute.decide_all(&rows), [false, false, false]);
+        assert_eq!(
+            absolute.decide_all(&rows, &flat(rows.len())),
+            [false, false, false]
+        );
         let relative = Model::parse(&file(r#""relative":0.5,"#)).unwrap();
-        assert_eq!(relative.decide_all(&rows), [false, true, false]);
+        assert_eq!(
+            relative.decide_all(&rows, &flat(rows.len())),
+            [false, true, false]
+        );
         // A page with a sure block keeps the model's cut.
         rows[2][0] = 1.0;
         let sure = r#"{"feature":[0,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-2,3]}"#;
         let m = Model::parse(&file(r#""relative":0.5,"#).replace(tree, sure)).unwrap();
-        assert_eq!(m.decide_all(&rows), [false, true, true]);
+        assert_eq!(m.decide_all(&rows, &flat(rows.len())), [false, true, true]);
     }
 
     /// Feature 0 at most 0.5: raw -2 (p .12); above, feature 1 at most 0.5:
@@ -537,7 +656,10 @@ mod tests {
             row(1.0, 0.0, 10.0),
             row(0.0, 0.0, 10.0),
         ];
-        assert_eq!(m.decide_all(&unsure), [true, true, true, false]);
+        assert_eq!(
+            m.decide_all(&unsure, &flat(unsure.len())),
+            [true, true, true, false]
+        );
         // Beside a sure article body the same .38 block is cut (expected F1 .96, cut .48).
         let sure = [
             row(1.0, 1.0, 100.0),
@@ -545,13 +667,16 @@ mod tests {
             row(1.0, 0.0, 10.0),
             row(0.0, 0.0, 10.0),
         ];
-        assert_eq!(m.decide_all(&sure), [true, true, false, false]);
+        assert_eq!(
+            m.decide_all(&sure, &flat(sure.len())),
+            [true, true, false, false]
+        );
         // The bounds hold: a floor of .4 cuts the unsure page's blocks too.
         let floor = Model::parse(&file.replace(r#""floor":0.1"#, r#""floor":0.4"#)).unwrap();
-        assert_eq!(floor.decide_all(&unsure), [false; 4]);
+        assert_eq!(floor.decide_all(&unsure, &flat(unsure.len())), [false; 4]);
         // A block judged alone is cut at the threshold.
         assert!(!m.decide(&unsure[0]) && m.decide(&sure[0]));
-        assert!(m.decide_all(&[]).is_empty());
+        assert!(m.decide_all(&[], &flat(0)).is_empty());
     }
 
     #[test]
@@ -592,7 +717,7 @@ mod tests {
         let m = Model::parse(&file(r#""prune":{"threshold":0.5,"relative":0.2},"#)).unwrap();
         assert_eq!(m.prune(&rows, &among), Some(vec![true, false, true]));
         // The model's own cut (.9) is not the prune cut.
-        assert_eq!(m.decide_all(&rows), [false, false]);
+        assert_eq!(m.decide_all(&rows, &flat(rows.len())), [false, false]);
         // A second tree that makes every block sure: counted unless the
         // prune cut reads the first tree alone.
         let two = file(r#""prune":{"threshold":0.3},"#).replace(
@@ -607,7 +732,7 @@ mod tests {
             Model::parse(&two.replace(r#""threshold":0.3}"#, r#""threshold":0.3,"trees":1}"#))
                 .unwrap();
         assert_eq!(first.prune(&rows, &among), Some(vec![true, false, false]));
-        assert_eq!(first.decide_all(&rows), [true, true]);
+        assert_eq!(first.decide_all(&rows, &flat(rows.len())), [true, true]);
     }
 
     #[test]

@@ -46,6 +46,14 @@ pub struct Pipeline {
     count: bool,
 }
 
+/// A page's blocks as `extract --block-features` writes them: each block's
+/// text and feature row, and its layout (template number, region bounds).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BlockRows {
+    pub blocks: Vec<(String, Vec<f32>)>,
+    pub layout: Vec<Vec<usize>>,
+}
+
 /// What a labeled set built from a document holds.
 #[derive(Debug, Clone, Default)]
 pub struct Matchable {
@@ -308,17 +316,27 @@ impl Pipeline {
         Ok((analysis, content, metadata))
     }
 
-    /// Every block of a page with its feature row (`extract --block-features`,
-    /// what the learned scorer is trained on).
-    pub fn block_rows(&self, page: &Page) -> Result<Vec<(String, Vec<f32>)>, String> {
+    /// Every block of a page with its feature row, and per block where it
+    /// sits for the second stage: its template's number, then its regions'
+    /// bounds `[lo, hi)` level by level (`extract --block-features`, what the
+    /// learned scorer is trained on).
+    pub fn block_rows(&self, page: &Page) -> Result<BlockRows, String> {
         let analysis = self.analysis(page, None).map_err(|e| e.to_string())?;
-        let rows = extract::block_rows(&analysis);
-        Ok(analysis
+        let (rows, layout) = extract::block_rows(&analysis);
+        let blocks = analysis
             .blocks
             .iter()
             .zip(rows)
             .map(|(b, r)| (analysis.slice(b.start, b.end).to_string(), r.to_vec()))
-            .collect())
+            .collect();
+        let layout = (layout.template.iter().zip(&layout.regions))
+            .map(|(&t, regions)| {
+                let mut v = vec![t as usize];
+                v.extend(regions.iter().flat_map(|&(lo, hi)| [lo, hi]));
+                v
+            })
+            .collect();
+        Ok(BlockRows { blocks, layout })
     }
 
     /// The hashes of a page's chunks that would be matched (not stop chunks,
