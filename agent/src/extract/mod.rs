@@ -28,6 +28,7 @@ pub mod metadata;
 pub mod model;
 pub mod pagetype;
 pub mod plateau;
+pub mod trees;
 
 use crate::analyse::{
     Analysis, Segment, IN_BOILER, IN_CAPTION, IN_CONTENT, IN_GOOD, IN_H1, IN_LINK, IN_UI,

@@ -7,6 +7,7 @@
 //! The file names its features; a file trained on another feature list is
 //! refused rather than silently misread.
 
+use super::trees::{Ensemble, Tree};
 use super::{context, features};
 use serde::Deserialize;
 
@@ -98,22 +99,8 @@ enum Rule {
     ExpectedF1(ExpectedF1),
 }
 
-/// One tree as parallel arrays; `feature < 0` marks a leaf. The page-type
-/// model's trees come in the same form.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Tree {
-    feature: Vec<i32>,
-    threshold: Vec<f32>,
-    left: Vec<u32>,
-    right: Vec<u32>,
-    value: Vec<f32>,
-}
-
-/// A loaded, checked model. Every tree is stored complete to the depth of
-/// the deepest one (a leaf above that depth becomes splits that always go
-/// left, down to copies of it), so a walk is `DEPTH` steps of
-/// `i = 2i + 1 + (x > threshold)`: no branch to mispredict, and the walks of
-/// successive trees overlap in the CPU.
+/// A loaded, checked model: one or two stages of trees (see `Ensemble`)
+/// and the cuts.
 #[derive(Debug)]
 pub struct Model {
     first: Ensemble,
@@ -130,23 +117,6 @@ pub struct Model {
 /// Length of a second-stage row: the first stage's row, then the context.
 pub const SECOND: usize = features::N + context::N;
 
-/// One sum of trees, stored complete (see `Model`).
-#[derive(Debug)]
-struct Ensemble {
-    bias: f32,
-    depth: u32,
-    /// Per tree, `2^depth - 1` splits in breadth-first order.
-    splits: Vec<Split>,
-    /// Per tree, `2^depth` leaf values.
-    leaves: Vec<f32>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Split {
-    feature: u32,
-    threshold: f32,
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error("extractor model: {0}")]
@@ -162,9 +132,6 @@ pub enum ModelError {
     #[error("extractor model: expected_f1 needs gamma > 0 and 0 <= floor <= ceiling <= 1")]
     ExpectedF1,
 }
-
-/// Deeper trees are refused: complete storage doubles with every level.
-pub const MAX_DEPTH: u32 = 8;
 
 impl Model {
     pub fn parse(json: &str) -> Result<Model, ModelError> {
@@ -185,7 +152,8 @@ impl Model {
         if rules.iter().flatten().any(|e| !e.valid()) {
             return Err(ModelError::ExpectedF1);
         }
-        let first = Ensemble::build(file.bias, &file.trees, features::N)?;
+        let tree = |(i, why)| ModelError::Tree(i, why);
+        let first = Ensemble::build(file.bias, &file.trees, features::N).map_err(tree)?;
         let second = match &file.second {
             None => None,
             Some(stage) => {
@@ -195,7 +163,7 @@ impl Model {
                         got: stage.features.len(),
                     });
                 }
-                Some(Ensemble::build(stage.bias, &stage.trees, SECOND)?)
+                Some(Ensemble::build(stage.bias, &stage.trees, SECOND).map_err(tree)?)
             }
         };
         let cut = |p: f32| logit(p.clamp(1e-6, 1.0 - 1e-6));
@@ -303,131 +271,6 @@ fn sigmoid(s: f32) -> f32 {
     1.0 / (1.0 + (-s).exp())
 }
 
-impl Ensemble {
-    /// Checks the trees (features below `features`) and stores them complete.
-    fn build(bias: f32, trees: &[Tree], features: usize) -> Result<Ensemble, ModelError> {
-        let mut depth = 0;
-        for (i, t) in trees.iter().enumerate() {
-            let checked = check(t, features, MAX_DEPTH);
-            depth = depth.max(checked.map_err(|why| ModelError::Tree(i, why))?);
-        }
-        let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
-        let mut splits = Vec::with_capacity(trees.len() * inner);
-        let mut leaves = Vec::with_capacity(trees.len() * outer);
-        for t in trees {
-            let base = splits.len();
-            splits.resize(
-                base + inner,
-                Split {
-                    feature: 0,
-                    threshold: f32::INFINITY,
-                },
-            );
-            leaves.resize(leaves.len() + outer, 0.0);
-            let lbase = leaves.len() - outer;
-            // (node in the file, slot in the complete tree, level)
-            let mut todo = vec![(0usize, 0usize, 0u32)];
-            while let Some((n, slot, level)) = todo.pop() {
-                if t.feature[n] >= 0 {
-                    splits[base + slot] = Split {
-                        feature: t.feature[n] as u32,
-                        threshold: t.threshold[n],
-                    };
-                    todo.push((t.left[n] as usize, 2 * slot + 1, level + 1));
-                    todo.push((t.right[n] as usize, 2 * slot + 2, level + 1));
-                } else {
-                    // Always-left splits below a shallow leaf: its value lands
-                    // on the leftmost leaf of its subtree.
-                    let mut leaf = slot;
-                    for _ in level..depth {
-                        leaf = 2 * leaf + 1;
-                    }
-                    leaves[lbase + leaf - inner] = t.value[n];
-                }
-            }
-        }
-        Ok(Ensemble {
-            bias,
-            depth,
-            splits,
-            leaves,
-        })
-    }
-
-    /// The raw score of one row with the first `trees` trees. `build`
-    /// checked every feature index against the row length `M`.
-    fn score_with<const M: usize>(&self, row: &[f32; M], trees: usize) -> f32 {
-        let inner = (1usize << self.depth) - 1;
-        let mut s = self.bias;
-        for (splits, leaves) in self.trees().take(trees) {
-            let mut i = 0usize;
-            for _ in 0..self.depth {
-                let sp = splits[i];
-                i = 2 * i + 1 + (row[sp.feature as usize] > sp.threshold) as usize;
-            }
-            s += leaves[i - inner];
-        }
-        s
-    }
-
-    /// Each tree's splits and leaves (a depth-0 tree has no splits, one leaf).
-    fn trees(&self) -> impl Iterator<Item = (&[Split], &[f32])> {
-        let inner = (1usize << self.depth) - 1;
-        self.leaves
-            .chunks_exact(inner + 1)
-            .enumerate()
-            .map(move |(t, leaves)| (&self.splits[t * inner..(t + 1) * inner], leaves))
-    }
-
-    /// `score_with` for every row, with the first `trees` trees (boosting
-    /// adds trees that correct the ones before, so a prefix is a coarser
-    /// model). Rows go through each tree four at a time: four independent
-    /// walks keep the CPU busy while each waits on its loads.
-    fn score_first<const M: usize>(&self, rows: &[[f32; M]], trees: usize) -> Vec<f32> {
-        const LANES: usize = 4;
-        let inner = (1usize << self.depth) - 1;
-        let mut out = Vec::with_capacity(rows.len());
-        let mut groups = rows.chunks_exact(LANES);
-        for group in &mut groups {
-            let mut s = [self.bias; LANES];
-            for (splits, leaves) in self.trees().take(trees) {
-                let mut i = [0usize; LANES];
-                for _ in 0..self.depth {
-                    for l in 0..LANES {
-                        let sp = splits[i[l]];
-                        i[l] =
-                            2 * i[l] + 1 + (group[l][sp.feature as usize] > sp.threshold) as usize;
-                    }
-                }
-                for l in 0..LANES {
-                    s[l] += leaves[i[l] - inner];
-                }
-            }
-            out.extend(s);
-        }
-        out.extend(groups.remainder().iter().map(|r| self.score_with(r, trees)));
-        out
-    }
-}
-
-impl Tree {
-    /// The leaf value a row reaches, node by node (for models scored once a
-    /// page, where the complete-tree layout of `Model` is not worth its
-    /// memory). A feature the row lacks reads as 0. `check` made the walk end.
-    pub(crate) fn walk(&self, row: &[f32]) -> f32 {
-        let mut i = 0;
-        while self.feature[i] >= 0 {
-            let x = row.get(self.feature[i] as usize).copied().unwrap_or(0.0);
-            i = if x > self.threshold[i] {
-                self.right[i]
-            } else {
-                self.left[i]
-            } as usize;
-        }
-        self.value[i]
-    }
-}
-
 /// The raw-score cut for a page whose blocks scored `scores` (with their
 /// word counts `words`) under `rule`.
 fn page_cut(rule: Rule, scores: &[f32], words: impl Iterator<Item = f64>) -> f32 {
@@ -460,51 +303,6 @@ fn relative_cut(cut: f32, relative: Option<f32>, scores: &[f32]) -> f32 {
 
 fn logit(p: f32) -> f32 {
     (p / (1.0 - p)).ln()
-}
-
-/// Every array has one entry per node, children point forward (so a walk
-/// ends), features are below `features`, the depth is at most `max_depth`;
-/// returns the depth.
-pub(crate) fn check(t: &Tree, features: usize, max_depth: u32) -> Result<u32, &'static str> {
-    let n = t.feature.len();
-    if n == 0 {
-        return Err("no nodes");
-    }
-    if [
-        t.threshold.len(),
-        t.left.len(),
-        t.right.len(),
-        t.value.len(),
-    ] != [n; 4]
-    {
-        return Err("arrays of different lengths");
-    }
-    for i in 0..n {
-        if t.feature[i] >= 0 {
-            if t.feature[i] as usize >= features {
-                return Err("feature out of range");
-            }
-            let (l, r) = (t.left[i] as usize, t.right[i] as usize);
-            if l <= i || r <= i || l >= n || r >= n {
-                return Err("child out of order");
-            }
-        }
-    }
-    // Children come after their parent, so one forward pass gives every depth.
-    let mut level = vec![0u32; n];
-    let mut depth = 0;
-    for i in 0..n {
-        if t.feature[i] >= 0 {
-            for c in [t.left[i] as usize, t.right[i] as usize] {
-                level[c] = level[i] + 1;
-                depth = depth.max(level[c]);
-            }
-        }
-    }
-    if depth > max_depth {
-        return Err("too deep");
-    }
-    Ok(depth)
 }
 
 #[cfg(test)]

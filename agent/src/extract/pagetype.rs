@@ -11,7 +11,7 @@
 //! 3.8 points more accurate in cross-validation.
 
 use super::metadata::Metadata;
-use super::model::{check, Tree};
+use super::trees::{check, Tree};
 use super::Content;
 use crate::analyse::{
     Analysis, Role, IN_CELL, IN_CODE, IN_FORM, IN_HEADING, IN_ITEM, IN_LINK, IN_META, IN_P,
