@@ -340,18 +340,6 @@ def matrix2(pages, probs):
     return X, y, w
 
 
-def fit2(pages, probs):
-    X, y, w = matrix2(pages, probs)
-    clf = HistGradientBoostingClassifier(**PARAMS)
-    clf.fit(X, y, sample_weight=w * len(pages))
-    return clf
-
-
-def predict2(clf, pages, probs):
-    X, _, _ = matrix2(pages, probs)
-    return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
-
-
 def matrix(pages):
     X = np.array([r for p in pages for _, r in p["blocks"]], dtype=np.float32)
     y = np.array([v for p in pages for v in p["y"]])
@@ -368,15 +356,16 @@ def split_probs(pages, flat):
     return out
 
 
-def fit(pages):
-    X, y, w = matrix(pages)
+def fit(pages, probs=None):
+    """The first stage on `pages`, or with first-stage `probs` (per page) the second."""
+    X, y, w = matrix(pages) if probs is None else matrix2(pages, probs)
     clf = HistGradientBoostingClassifier(**PARAMS)
     clf.fit(X, y, sample_weight=w * len(pages))
     return clf
 
 
-def predict(clf, pages):
-    X, _, _ = matrix(pages)
+def predict(clf, pages, probs=None):
+    X, _, _ = matrix(pages) if probs is None else matrix2(pages, probs)
     return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
 
 
@@ -485,8 +474,8 @@ def main():
                 held = [p for p in train if fold_of[p["domain"]] == j]
                 for p, pr in zip(held, predict(fit(sub), held)):
                     inner[p["id"]] = pr
-        clf2 = fit2(train, [inner[p["id"]] for p in train])
-        for i, pr in zip(test_idx, predict2(clf2, [pages[i] for i in test_idx], probs)):
+        clf2 = fit(train, [inner[p["id"]] for p in train])
+        for i, pr in zip(test_idx, predict(clf2, [pages[i] for i in test_idx], probs)):
             oof2[i] = pr
         # The same model's first trees alone, for the prune cut (below).
         X, _, _ = matrix([pages[i] for i in test_idx])
@@ -536,7 +525,7 @@ def main():
     clf = fit(pages)
     # The shipped second stage learns from the out-of-fold first-stage
     # probabilities (each page's from a model that never saw its domain).
-    clf2 = fit2(pages, oof)
+    clf2 = fit(pages, oof)
     model = export(clf, clf2, names, rule, prune, prune_trees)
     X, _, _ = matrix(pages[:50])
     got = np.array([walk(model, r) for r in X])

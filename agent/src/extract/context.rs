@@ -15,7 +15,7 @@
 //! `NAMES` is the contract with `bench/train_extractor.py` (its `CONTEXT`)
 //! and the model file's `second.features`.
 
-use super::features::{Layout, REGION_LEVELS};
+use super::features::{self, Layout, REGION_LEVELS};
 
 /// Offsets of the neighbours whose probabilities a row carries.
 const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
@@ -53,14 +53,19 @@ pub const NAMES: [&str; 20] = [
 /// Number of context features.
 pub const N: usize = NAMES.len();
 
+/// Length of a second-stage row: the first stage's row, then the context.
+pub const ROW: usize = features::N + N;
+
 const _: () = assert!(REGION_LEVELS.len() == 3 && N == 17 + REGION_LEVELS.len());
 
-/// The context rows of a page whose blocks have first-stage probabilities
-/// `probs` (one per block of `layout`). Means are weighted by `words + 1`,
-/// so that an empty block still counts a little.
-pub fn rows(layout: &Layout, probs: &[f32]) -> Vec<[f32; N]> {
+/// The second-stage rows of a page whose blocks have first-stage rows
+/// `first` and probabilities `probs` (one per block of `layout`): each
+/// block's first-stage row, then its context. Means are weighted by
+/// `words + 1`, so that an empty block still counts a little.
+pub fn rows(first: &[[f32; features::N]], layout: &Layout, probs: &[f32]) -> Vec<[f32; ROW]> {
     let n = probs.len();
     debug_assert_eq!(n, layout.words.len());
+    debug_assert_eq!(n, first.len());
     if n == 0 {
         return Vec::new();
     }
@@ -92,7 +97,8 @@ pub fn rows(layout: &Layout, probs: &[f32]) -> Vec<[f32; N]> {
     let distance = distances(&p);
     (0..n)
         .map(|b| {
-            let mut row = [0f32; N];
+            let mut row = [0f32; ROW];
+            row[..features::N].copy_from_slice(&first[b]);
             let at = |o: isize| {
                 let j = b as isize + o;
                 if j >= 0 && (j as usize) < n {
@@ -103,7 +109,7 @@ pub fn rows(layout: &Layout, probs: &[f32]) -> Vec<[f32; N]> {
             };
             let t = layout.template[b] as usize;
             let (lo, hi) = (b.saturating_sub(WINDOW), (b + WINDOW + 1).min(n));
-            let mut i = 0;
+            let mut i = features::N;
             let mut put = |x: f64| {
                 row[i] = x as f32;
                 i += 1;
@@ -200,13 +206,18 @@ mod tests {
     }
 
     fn col(name: &str) -> usize {
-        NAMES.iter().position(|n| *n == name).unwrap()
+        features::N + NAMES.iter().position(|n| *n == name).unwrap()
+    }
+
+    /// The second-stage rows of blocks whose first-stage rows are all 0.
+    fn context(l: &Layout, probs: &[f32]) -> Vec<[f32; ROW]> {
+        rows(&vec![[0f32; features::N]; probs.len()], l, probs)
     }
 
     #[test]
     fn a_block_reads_its_neighbours_and_its_template() {
         let l = layout(&[10, 0, 30, 10], &[0, 1, 0, 1]);
-        let rows = rows(&l, &[0.8, 0.1, 0.4, 0.2]);
+        let rows = context(&l, &[0.8, 0.1, 0.4, 0.2]);
         assert_eq!(rows.len(), 4);
         assert_eq!(rows[0][col("p_prev1")], -1.0);
         assert_eq!(rows[0][col("p_next1")], 0.1);
@@ -224,9 +235,9 @@ mod tests {
 
     #[test]
     fn with_no_likely_block_every_distance_is_the_cap() {
-        let rows = rows(&layout(&[5, 5], &[0, 0]), &[0.1, 0.2]);
+        let rows = context(&layout(&[5, 5], &[0, 0]), &[0.1, 0.2]);
         assert!(rows.iter().all(|r| r[col("p_distance")] == 50.0));
-        assert!(super::rows(&Layout::default(), &[]).is_empty());
+        assert!(context(&Layout::default(), &[]).is_empty());
     }
 
     #[test]

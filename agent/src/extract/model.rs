@@ -104,7 +104,7 @@ enum Rule {
 #[derive(Debug)]
 pub struct Model {
     first: Ensemble,
-    /// The second stage, over `SECOND`-long rows.
+    /// The second stage, over `context::ROW`-long rows.
     second: Option<Ensemble>,
     /// The raw-score cut for a block judged alone: `logit(threshold)`.
     cut: f32,
@@ -113,9 +113,6 @@ pub struct Model {
     /// `File::prune`: its rule and how many trees it reads.
     prune: Option<(Rule, usize)>,
 }
-
-/// Length of a second-stage row: the first stage's row, then the context.
-pub const SECOND: usize = features::N + context::N;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -163,7 +160,7 @@ impl Model {
                         got: stage.features.len(),
                     });
                 }
-                Some(Ensemble::build(stage.bias, &stage.trees, SECOND).map_err(tree)?)
+                Some(Ensemble::build(stage.bias, &stage.trees, context::ROW).map_err(tree)?)
             }
         };
         let cut = |p: f32| logit(p.clamp(1e-6, 1.0 - 1e-6));
@@ -219,18 +216,7 @@ impl Model {
             return first;
         };
         let probs: Vec<f32> = first.iter().map(|&s| sigmoid(s)).collect();
-        let context = context::rows(layout, &probs);
-        let joined: Vec<[f32; SECOND]> = rows
-            .iter()
-            .zip(&context)
-            .map(|(r, c)| {
-                let mut row = [0f32; SECOND];
-                row[..features::N].copy_from_slice(r);
-                row[features::N..].copy_from_slice(c);
-                row
-            })
-            .collect();
-        second.score_first(&joined, usize::MAX)
+        second.score_first(&context::rows(rows, layout, &probs), usize::MAX)
     }
 
     /// Whether the file has a second stage.
@@ -334,10 +320,10 @@ mod tests {
         assert_eq!(m.first.score_first(&rows, usize::MAX), single);
         // The second stage's batches too, on rows that go both ways.
         let second = m.second.as_ref().expect("the shipped model is stacked");
-        let joined: Vec<[f32; SECOND]> = rows
+        let joined: Vec<[f32; context::ROW]> = rows
             .iter()
             .map(|r| {
-                let mut j = [0f32; SECOND];
+                let mut j = [0f32; context::ROW];
                 j[..features::N].copy_from_slice(r);
                 j[features::N..].fill(r[0].abs().min(1.0));
                 j
@@ -386,7 +372,10 @@ mod tests {
             Model::parse(&other),
             Err(ModelError::Context { .. })
         ));
-        let beyond = file.replace(&format!("[{next},-1,-1]"), &format!("[{},-1,-1]", SECOND));
+        let beyond = file.replace(
+            &format!("[{next},-1,-1]"),
+            &format!("[{},-1,-1]", context::ROW),
+        );
         assert!(matches!(Model::parse(&beyond), Err(ModelError::Tree(0, _))));
     }
 
