@@ -14,6 +14,9 @@ readability-lxml .826, resiliparse 1.0.9 .811.
 """
 import argparse, json, os, re, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crawlsieve_extract import ours
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 WS = re.compile(r"\s+")
 
@@ -32,13 +35,6 @@ def load(data):
                 break
         docs.append((url, path, item["with"], item["without"]))
     return docs
-
-def ours(binary, files, scorer="learned"):
-    t = time.perf_counter()
-    env = dict(os.environ, CRAWLSIEVE_EXTRACT__SCORER=scorer)
-    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True, env=env)
-    secs = time.perf_counter() - t
-    return {o["path"]: o["content"] for o in map(json.loads, out.stdout.decode().splitlines())}, secs
 
 def peer(name, files):
     py = os.path.join(HERE, "..", "target", "peers-venv", "bin", "python")
@@ -84,13 +80,14 @@ def main():
     docs = load(a.data)
     files = sorted({p for _, p, _, _ in docs if p})
     missing = sum(1 for _, p, _, _ in docs if not p)
+    urls = {p: u for u, p, _, _ in docs if p}
     # extract.scorer: "plateau" is the default, "learned" the opt-in model, "auto"
     # the plateau with the model where the plateau keeps little of the page,
     # "pruned" as auto and elsewhere the plateau's choice pruned by the model.
-    systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
-               ("cs-auto", *ours(a.binary, files, "auto")),
-               ("cs-pruned", *ours(a.binary, files, "pruned")),
-               ("cs-learned", *ours(a.binary, files, "learned"))]
+    systems = [("cs-plateau", *ours(a.binary, files, "plateau", urls)),
+               ("cs-auto", *ours(a.binary, files, "auto", urls)),
+               ("cs-pruned", *ours(a.binary, files, "pruned", urls)),
+               ("cs-learned", *ours(a.binary, files, "learned", urls))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):
             systems.append((name, *peer(name, files)))

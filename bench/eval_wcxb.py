@@ -12,6 +12,9 @@ Usage: bench/eval_wcxb.py [--data DIR] [--binary PATH] [--peers]
 """
 import argparse, collections, gzip, json, os, re, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crawlsieve_extract import ours
+
 WORD = re.compile(r"\w+")
 
 def bow(text):
@@ -28,17 +31,6 @@ def prf(pred, ref):
     P, R = overlap / np_, overlap / nr
     F = 0.0 if P + R == 0 else 2 * P * R / (P + R)
     return P, R, F
-
-def ours(binary, files, scorer="learned"):
-    t = time.perf_counter()
-    env = dict(os.environ, CRAWLSIEVE_EXTRACT__SCORER=scorer)
-    out = subprocess.run([binary, "extract", "--jsonl", *files], capture_output=True, check=False, env=env)
-    secs = time.perf_counter() - t
-    res = {}
-    for line in out.stdout.decode().splitlines():
-        o = json.loads(line)
-        res[o["path"]] = o["content"]
-    return res, secs
 
 def peer(name, files):
     py = os.path.join(os.path.dirname(__file__), "..", "target", "peers-venv", "bin", "python")
@@ -98,20 +90,23 @@ def main():
     ap.add_argument("--dump-all", help="write every system's per-page F1 as JSON {system: {file: F1}} to this file")
     a = ap.parse_args()
     gt_dir = os.path.join(a.data, "dev", "ground-truth")
-    pages = []
+    pages, urls = [], {}
+    domains = json.load(open(os.path.join(a.data, "metadata.json")))["files"]
     for name in sorted(os.listdir(gt_dir)):
         g = json.load(open(os.path.join(gt_dir, name)))
         fid = name[:-5]
+        # Where the page came from (one page has no URL: its site's).
+        urls[os.path.join(a.data, "dev", "html", fid + ".html.gz")] = g.get("url") or f"https://{domains[fid]['domain']}/"
         pages.append((os.path.join(a.data, "dev", "html", fid + ".html.gz"), g["ground_truth"].get("main_content", ""),
                       g["_internal"]["page_type"]["primary"]))
     files = [p for p, _, _ in pages]
     # extract.scorer: "plateau" is the default, "learned" the opt-in model, "auto"
     # the plateau with the model where the plateau keeps little of the page,
     # "pruned" as auto and elsewhere the plateau's choice pruned by the model.
-    systems = [("cs-plateau", *ours(a.binary, files, "plateau")),
-               ("cs-auto", *ours(a.binary, files, "auto")),
-               ("cs-pruned", *ours(a.binary, files, "pruned")),
-               ("cs-learned", *ours(a.binary, files, "learned"))]
+    systems = [("cs-plateau", *ours(a.binary, files, "plateau", urls)),
+               ("cs-auto", *ours(a.binary, files, "auto", urls)),
+               ("cs-pruned", *ours(a.binary, files, "pruned", urls)),
+               ("cs-learned", *ours(a.binary, files, "learned", urls))]
     if a.peers:
         for name in ("trafilatura", "resiliparse"):
             systems.append((name, *peer(name, files)))

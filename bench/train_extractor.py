@@ -9,7 +9,9 @@ sequence) occur in the page's ground-truth main content.
 
 Model: two stages of scikit-learn's HistGradientBoostingClassifier (the second
 reads the first's probabilities around each block: agent/src/extract/context.rs,
-`context` here; stacked on nested out-of-fold predictions); samples weighted so that
+`context` here; stacked on nested out-of-fold predictions; and the page's kind,
+the page-type classifier's probabilities, out of fold: `page_kinds`; the pages
+are fed with their URLs, as a crawler knows them); samples weighted so that
 every page weighs the same (WCXB's figure is a mean over pages) and, within a
 page, every word the same. Evaluation: k-fold cross-validation grouped by
 domain (no site in both train and test), per-page bag-of-words F1 computed as
@@ -56,24 +58,63 @@ def load(data, binary, cache):
         fid = name[:-5]
         pages.append(dict(id=fid, path=os.path.join(data, "dev", "html", fid + ".html.gz"),
                           ref=g["ground_truth"].get("main_content", "") or "",
+                          # The URL is evidence of the page's kind (one page has none).
+                          url=g.get("url") or f"https://{meta[fid]['domain']}/",
                           type=g["_internal"]["page_type"]["primary"], domain=meta[fid]["domain"]))
     stamp = os.path.getmtime(binary)
     if not (os.path.exists(cache) and os.path.getmtime(cache) > stamp):
         t = time.perf_counter()
+        urls = cache + ".urls"
+        with open(urls, "w") as f:
+            f.writelines(f"{p['path']}\t{p['url']}\n" for p in pages)
         with open(cache + ".tmp", "wb") as out:
             # Features do not depend on the scorer; the plateau one needs no model file.
             env = dict(os.environ, CRAWLSIEVE_EXTRACT__SCORER="plateau")
-            subprocess.run([binary, "extract", "--block-features", *[p["path"] for p in pages]],
+            subprocess.run([binary, "extract", "--block-features", "--urls", urls, *[p["path"] for p in pages]],
                            stdout=out, check=False, env=env)
         os.replace(cache + ".tmp", cache)
         print(f"features: {time.perf_counter() - t:.1f} s", file=sys.stderr)
     rows = {}
     for line in open(cache):
         o = json.loads(line)
-        rows[o["path"]] = (o["blocks"], o.get("layout", []))
+        rows[o["path"]] = o
     for p in pages:
-        p["blocks"], p["layout"] = rows.get(p["path"], ([], []))
+        o = rows.get(p["path"], {})
+        p["blocks"], p["layout"] = o.get("blocks", []), o.get("layout", [])
+        p["page_row"], p["shipped_kind"] = o.get("page_row"), o.get("kind")
     return pages
+
+
+def page_kinds(pages, fold_of, folds, pagetype_file):
+    """Each page's kind (agent/src/extract/features.rs: KINDS) as the second
+    stage reads it, out of fold: from a page-type classifier trained as
+    bench/train_pagetype.py trains the shipped one, on the other folds'
+    pages, with the shipped classifier's temperature. The shipped second
+    stage meets the shipped classifier's probabilities, which never saw the
+    page either (on pages of a crawl). Also checks the agent's kinds against
+    the shipped classifier walked here."""
+    import train_pagetype
+    shipped = json.load(open(pagetype_file))
+    T = shipped.get("temperature") or 1.0
+    assert shipped["classes"] == KINDS, shipped["classes"]
+    for p in pages[:200]:
+        if p["page_row"] is not None:
+            want = train_pagetype.softmax(train_pagetype.raw(shipped, p["page_row"]) / T)
+            assert np.allclose(want, p["shipped_kind"], atol=1e-4), "the agent's page kind disagrees"
+    X = np.array([p["page_row"] or [0.0] * len(shipped["features"]) for p in pages], dtype=np.float64)
+    y = np.array([p["type"] for p in pages])
+    f = np.array([fold_of[p["domain"]] for p in pages])
+    out = np.zeros((len(pages), len(KINDS)))
+    for k in range(folds):
+        m = train_pagetype.trees().fit(X[f != k], y[f != k])
+        assert list(m.classes_) == KINDS
+        z = m.decision_function(X[f == k]) / T
+        z = np.exp(z - z.max(1, keepdims=True))
+        out[f == k] = z / z.sum(1, keepdims=True)
+    acc = np.mean(np.array(KINDS)[out.argmax(1)] == y)
+    print(f"page kinds out of fold: accuracy {acc:.3f}", file=sys.stderr)
+    for p, k in zip(pages, out):
+        p["kind"] = k
 
 
 def label(page):
@@ -280,6 +321,10 @@ def best_cut(curves, kinds=("fixed", "expected_f1")):
 CONTEXT = ["p", "p_prev3", "p_prev2", "p_prev1", "p_next1", "p_next2", "p_next3", "p_window", "p_template",
            "p_template_max", "p_page_expected_f1", "p_page_max", "p_page", "p_of_max", "p_content_before",
            "p_content_after", "p_distance", "p_region0", "p_region1", "p_region3"]
+# The kinds of page (agent/src/extract/features.rs: KINDS), the page-type
+# classifier's classes; the second stage reads each one's probability.
+KINDS = ["article", "collection", "documentation", "forum", "listing", "product", "service"]
+CONTEXT += ["kind_" + k for k in KINDS]
 
 
 def context(page, probs):
@@ -326,6 +371,7 @@ def context(page, probs):
     cols.append(d)
     for level in range(3):
         cols.append(mean(lay[:, 1 + 2 * level], lay[:, 2 + 2 * level]))
+    cols += [np.full(n, k) for k in page["kind"]]
     return np.stack(cols, 1).astype(np.float32)
 
 
@@ -453,6 +499,7 @@ def main():
     # Folds grouped by domain, balanced by page count, deterministic.
     domains = sorted({p["domain"] for p in pages}, key=lambda d: (hash_str(d), d))
     fold_of = {d: i % a.folds for i, d in enumerate(domains)}
+    page_kinds(pages, fold_of, a.folds, os.path.join(os.path.dirname(a.out), "pagetype.json"))
     oof, oof2 = [None] * len(pages), [None] * len(pages)
     staged = {n: [None] * len(pages) for n in PRUNE_TREES if n < PARAMS["max_iter"]}
     for k in range(a.folds):

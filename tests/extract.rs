@@ -443,3 +443,50 @@ fn product_description(html: &[u8]) -> String {
     }
     panic!("no JSON-LD Product with a description")
 }
+
+#[test]
+fn saved_pages_get_their_urls_from_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = r#"<html><head><title>Tee</title></head><body><h1>Staple tee</h1>
+        <p>A regular fit, crafted from mid-weight combed cotton with ribbing at the neck.</p></body></html>"#;
+    let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
+    std::fs::write(&a, html).unwrap();
+    std::fs::write(&b, html).unwrap();
+    let list = dir.path().join("urls.tsv");
+    std::fs::write(
+        &list,
+        format!("{}\thttps://shop.example/products/tee\n", a.display()),
+    )
+    .unwrap();
+    // The learned scorer reads the page's kind, which reads the URL.
+    let out = succeeded(
+        bin()
+            .args([
+                "extract",
+                "--jsonl",
+                "--set",
+                "extract.scorer=learned",
+                "--urls",
+            ])
+            .arg(&list)
+            .arg(&a)
+            .arg(&b),
+    );
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["url"], "https://shop.example/products/tee");
+    assert!(lines[1]["url"].as_str().unwrap().starts_with("file://"));
+    assert!(lines[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("combed cotton"));
+    // A line without a tab names the file and the line.
+    std::fs::write(&list, "no tab here\n").unwrap();
+    let out = run(bin().args(["extract", "--urls"]).arg(&list).arg(&a));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 1") && err.contains("PATH<TAB>URL"),
+        "{err}"
+    );
+}

@@ -17,10 +17,13 @@ fuzz_target!(|data: &[u8]| {
             words: vec![1],
             template: vec![0],
             regions: vec![[(0, 1); 3]],
+            kind: Default::default(),
         };
         let _ = m.decide_all(&[row], &layout);
     }
     if let Ok(m) = pagetype::Model::parse(text) {
-        let _ = m.classify(&vec![1.0; pagetype::NAMES.len()]);
+        let row = vec![1.0; pagetype::NAMES.len()];
+        let _ = m.classify(&row);
+        let _ = m.kind(&row);
     }
 });

@@ -7,6 +7,9 @@
 //! Everything here is bounded: a page cannot make the pass keep more than a
 //! few hundred KB of it, whatever it sends.
 
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
+
 /// `<meta>` entries kept at most.
 const MAX_METAS: usize = 256;
 /// Bytes of one `<meta>` value kept at most.
@@ -109,16 +112,26 @@ fn truncate(mut s: String, max: usize) -> String {
 
 /// A class or id that names the author's element (`author`, `byline`,
 /// `post-author`...), not a box about authors (`author-bio`, `about-author`).
+/// Every element's class and id is asked, so no token is copied to be
+/// lower-cased: the words are found ignoring ASCII case.
 pub fn names_byline(value: &str) -> bool {
-    value.split_ascii_whitespace().any(|token| {
-        let t = token.to_ascii_lowercase();
-        (t.contains("author") || t.contains("byline"))
-            && ![
-                "bio", "about", "avatar", "image", "img", "photo", "desc", "box", "social",
-            ]
-            .iter()
-            .any(|x| t.contains(x))
-    })
+    value
+        .split_ascii_whitespace()
+        .any(|t| BYLINE.is_match(t) && !NOT_BYLINE.is_match(t))
+}
+
+static BYLINE: LazyLock<AhoCorasick> = LazyLock::new(|| words(&["author", "byline"]));
+static NOT_BYLINE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    words(&[
+        "bio", "about", "avatar", "image", "img", "photo", "desc", "box", "social",
+    ])
+});
+
+fn words(words: &[&str]) -> AhoCorasick {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .expect("fixed patterns")
 }
 
 #[cfg(test)]
@@ -131,6 +144,8 @@ mod tests {
         assert!(names_byline("byline"));
         assert!(!names_byline("author-bio"));
         assert!(!names_byline("content"));
+        assert!(names_byline("Post-Author"));
+        assert!(!names_byline("AuthorBio"));
     }
 
     #[test]

@@ -32,6 +32,12 @@ pub struct ExtractArgs {
     /// canonical URL, and the URL is evidence of the page type).
     #[arg(long)]
     url: Option<String>,
+    /// The URLs of HTML files given as inputs: a file of `PATH<TAB>URL`
+    /// lines, PATH as the input names it (saved pages with where they came
+    /// from; the URL is evidence of the page type, which the learned
+    /// scorer reads).
+    #[arg(long, conflicts_with = "url")]
+    urls: Option<std::path::PathBuf>,
     /// One JSON line per page with every block's text and feature row (the
     /// training data of `bench/train_extractor.py`).
     #[arg(long, hide = true)]
@@ -72,6 +78,10 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             paths.len()
         );
     }
+    let urls = match &args.urls {
+        Some(file) => read_urls(file)?,
+        None => Default::default(),
+    };
     let mut inputs = Vec::new();
     for path in &paths {
         inputs.push(sources::open(path, &limits)?);
@@ -99,6 +109,14 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                     if matches!(page.origin, Origin::File { .. }) =>
                 {
                     page.url = url.clone().into();
+                    Input::Page(page)
+                }
+                (Input::Page(mut page), None) if !urls.is_empty() => {
+                    if let Origin::File { file } = &page.origin {
+                        if let Some(url) = urls.get(file) {
+                            page.url = url.clone().into();
+                        }
+                    }
                     Input::Page(page)
                 }
                 (input, _) => input,
@@ -228,6 +246,29 @@ impl Writer<'_> {
 }
 
 /// The input file a page came from.
+/// `--urls`: `PATH<TAB>URL` lines; a line without a tab is an error that
+/// names it.
+fn read_urls(file: &std::path::Path) -> anyhow::Result<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| anyhow::anyhow!("--urls {}: {e}", file.display()))?;
+    let mut urls = std::collections::HashMap::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let Some((path, url)) = line.split_once('\t') else {
+            anyhow::bail!(
+                "--urls {} line {}: expected PATH<TAB>URL",
+                file.display(),
+                n + 1
+            );
+        };
+        urls.insert(path.to_string(), url.trim().to_string());
+    }
+    Ok(urls)
+}
+
 fn origin_path(origin: &Origin) -> String {
     match origin {
         Origin::File { file } | Origin::Jsonl { file, .. } | Origin::Warc { file, .. } => {

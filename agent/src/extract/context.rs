@@ -9,13 +9,14 @@
 //! second stage reads those conclusions — stacking (Wolpert 1992), the
 //! "auto-context" of sequence labelling — from a few sums over the page:
 //! neighbours, a ±5-block window, the block's template and regions, and the
-//! page as a whole. Every sum is a prefix sum or one pass keyed by template,
+//! page as a whole; and what kind of page it is (the page-type classifier's
+//! probabilities: `Layout::kind`). Every sum is a prefix sum or one pass keyed by template,
 //! so the stage stays linear in the page.
 //!
 //! `NAMES` is the contract with `bench/train_extractor.py` (its `CONTEXT`)
 //! and the model file's `second.features`.
 
-use super::features::{self, Layout, REGION_LEVELS};
+use super::features::{self, Layout, KINDS, REGION_LEVELS};
 
 /// Offsets of the neighbours whose probabilities a row carries.
 const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
@@ -27,7 +28,7 @@ const WINDOW: usize = 5;
 const MAX_DISTANCE: f64 = 50.0;
 
 /// The second stage's features, in row order after the first stage's.
-pub const NAMES: [&str; 20] = [
+pub const NAMES: [&str; 27] = [
     "p",
     "p_prev3",
     "p_prev2",
@@ -48,6 +49,13 @@ pub const NAMES: [&str; 20] = [
     "p_region0",
     "p_region1",
     "p_region3",
+    "kind_article",
+    "kind_collection",
+    "kind_documentation",
+    "kind_forum",
+    "kind_listing",
+    "kind_product",
+    "kind_service",
 ];
 
 /// Number of context features.
@@ -56,7 +64,7 @@ pub const N: usize = NAMES.len();
 /// Length of a second-stage row: the first stage's row, then the context.
 pub const ROW: usize = features::N + N;
 
-const _: () = assert!(REGION_LEVELS.len() == 3 && N == 17 + REGION_LEVELS.len());
+const _: () = assert!(REGION_LEVELS.len() == 3 && N == 17 + REGION_LEVELS.len() + KINDS.len());
 
 /// The second-stage rows of a page whose blocks have first-stage rows
 /// `first` and probabilities `probs` (one per block of `layout`): each
@@ -131,6 +139,9 @@ pub fn rows(first: &[[f32; features::N]], layout: &Layout, probs: &[f32]) -> Vec
             for &(lo, hi) in &layout.regions[b] {
                 put(mean(lo, hi));
             }
+            for &k in &layout.kind {
+                put(k as f64);
+            }
             row
         })
         .collect()
@@ -202,6 +213,7 @@ mod tests {
             words: words.to_vec(),
             template: template.to_vec(),
             regions: vec![[(0, n); 3]; n],
+            kind: [0.0; KINDS.len()],
         }
     }
 
@@ -231,6 +243,20 @@ mod tests {
         assert_eq!(rows[3][col("p_of_max")], 0.25);
         assert_eq!(rows[0][col("p_content_before")], 0.0);
         assert_eq!(rows[3][col("p_content_after")], 0.0);
+    }
+
+    #[test]
+    fn every_row_carries_the_kind_of_page() {
+        let mut l = layout(&[5, 5], &[0, 0]);
+        l.kind = [0.1, 0.0, 0.0, 0.0, 0.2, 0.7, 0.0];
+        for row in context(&l, &[0.5, 0.5]) {
+            assert_eq!(row[col("kind_product")], 0.7);
+            assert_eq!(row[col("kind_listing")], 0.2);
+            assert_eq!(row[col("kind_article")], 0.1);
+        }
+        // The names follow `KINDS`, in its order.
+        let named: Vec<String> = KINDS.iter().map(|k| format!("kind_{k}")).collect();
+        assert_eq!(NAMES[N - KINDS.len()..], named);
     }
 
     #[test]

@@ -165,13 +165,33 @@ struct Sums {
 /// stage (`extract::context`), which reads the first stage's probabilities
 /// of a block's neighbours, template and regions: its word count, its
 /// template (the blocks of its element path, numbered in order of first
-/// appearance) and its regions (see `LEVELS`).
+/// appearance) and its regions (see `LEVELS`); and what kind of page the
+/// blocks are on.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Layout {
     pub words: Vec<u32>,
     pub template: Vec<u32>,
     pub regions: Vec<[(usize, usize); LEVELS.len()]>,
+    /// The page-type classifier's probability of each of `KINDS`
+    /// (`extract::pagetype`). WCXB's annotators keep different things on
+    /// different kinds of page — a product's "Notify me" line, a listing's
+    /// card titles — so the second stage reads it.
+    pub kind: Kind,
 }
+
+/// The kinds of page, in the order of `Kind` (WCXB's seven types).
+pub const KINDS: [&str; 7] = [
+    "article",
+    "collection",
+    "documentation",
+    "forum",
+    "listing",
+    "product",
+    "service",
+];
+
+/// A probability per kind of page, in the order of `KINDS`.
+pub type Kind = [f32; KINDS.len()];
 
 /// The levels of `Layout::regions` (names of the second stage's features).
 pub const REGION_LEVELS: [u32; LEVELS.len()] = LEVELS;
@@ -376,6 +396,7 @@ fn page(
         words: sums.iter().map(|s| s.words).collect(),
         template,
         regions: bounds,
+        kind: Kind::default(),
     };
     (out, layout)
 }

@@ -135,9 +135,15 @@ impl Default for Weights {
 /// The content of a page: with a content-tag rule that matched, the text
 /// inside the selected element(s); otherwise the blocks the scorer keeps.
 /// A product description the page declares in JSON-LD and its visible text
-/// lacks comes last (`declared`).
-pub fn content(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings) -> Content {
-    let mut content = chosen(analysis, scorer, closing);
+/// lacks comes last (`declared`). `kind` says what kind of page it is,
+/// when a learned second stage asks (see `PageKind`).
+pub fn content(
+    analysis: &Analysis,
+    scorer: &Scorer,
+    closing: &closing::Headings,
+    kind: &PageKind,
+) -> Content {
+    let mut content = chosen(analysis, scorer, closing, kind);
     if let Some(d) = declared::product_description(&analysis.json_ld) {
         if declared::missing_from(&d, &content.text(analysis)) {
             content.words += d.split_whitespace().count() as u32;
@@ -147,14 +153,25 @@ pub fn content(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings
     content
 }
 
+/// What kind of page it is, for the learned scorer's second stage: the
+/// page-type classifier's probabilities. Asked only when the second stage
+/// runs (a page `pruned` keeps the plateau's choice for needs none), since
+/// it costs the page's metadata and a plateau choice of its own.
+pub type PageKind<'a> = dyn Fn() -> features::Kind + 'a;
+
 /// The blocks `scorer` keeps.
-fn chosen(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings) -> Content {
+fn chosen(
+    analysis: &Analysis,
+    scorer: &Scorer,
+    closing: &closing::Headings,
+    kind: &PageKind,
+) -> Content {
     match scorer {
         Scorer::Plateau => plateau_content(analysis, &Weights::default(), closing),
         Scorer::Learned(_) if analysis.content_tag == Some(true) => content_tag(analysis),
         Scorer::Learned(model) => {
             let chosen = plateau_choice(analysis, &Weights::default());
-            learned(analysis, &chosen, model, closing)
+            learned(analysis, &chosen, model, closing, kind)
         }
         Scorer::Auto { .. } if analysis.content_tag == Some(true) => content_tag(analysis),
         Scorer::Auto {
@@ -167,7 +184,7 @@ fn chosen(analysis: &Analysis, scorer: &Scorer, closing: &closing::Headings) -> 
             closing::cut(closing, analysis, &mut cut);
             let words: u32 = cut.iter().map(|&i| analysis.segments[i].words).sum();
             if (words as f32) < below * analysis.words as f32 {
-                learned(analysis, &chosen, model, closing)
+                learned(analysis, &chosen, model, closing, kind)
             } else if *prune {
                 pruned(analysis, &chosen, cut, model)
             } else {
@@ -224,8 +241,12 @@ fn learned(
     chosen: &[usize],
     model: &Model,
     closing: &closing::Headings,
+    kind: &PageKind,
 ) -> Content {
-    let (rows, layout) = features::rows_and_layout(analysis, &plateau_blocks(analysis, chosen));
+    let (rows, mut layout) = features::rows_and_layout(analysis, &plateau_blocks(analysis, chosen));
+    if model.stacked() {
+        layout.kind = kind();
+    }
     let keep = model.decide_all(&rows, &layout);
     let segments = &analysis.segments;
     let mut picked: Vec<usize> = (0..segments.len())
@@ -591,7 +612,10 @@ mod tests {
         settings.extract.scorer = kind;
         settings.extract.learned_below = below;
         let scorer = settings.scorer().unwrap();
-        content(a, &scorer, closing::Headings::shipped()).text(a)
+        content(a, &scorer, closing::Headings::shipped(), &|| {
+            Default::default()
+        })
+        .text(a)
     }
 
     #[test]

@@ -344,6 +344,7 @@ mod tests {
             words: vec![1; n],
             template: (0..n as u32).collect(),
             regions: vec![[(0, n); 3]; n],
+            kind: Default::default(),
         }
     }
 

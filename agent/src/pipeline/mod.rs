@@ -52,6 +52,11 @@ pub struct Pipeline {
 pub struct BlockRows {
     pub blocks: Vec<(String, Vec<f32>)>,
     pub layout: Vec<Vec<usize>>,
+    /// The page-type classifier's feature row (what `kind` is computed
+    /// from: the training script fits its own, out of fold, on these).
+    pub page_row: Vec<f32>,
+    /// The page's kind as the shipped classifier gives it (`features::KINDS`).
+    pub kind: Vec<f32>,
 }
 
 /// What a labeled set built from a document holds.
@@ -244,8 +249,33 @@ impl Pipeline {
         v: Option<&mut Verdict>,
     ) -> Result<(Analysis, Content), AnalyseError> {
         let analysis = self.analysis(page, v)?;
-        let content = extract::content(&analysis, &self.scorer, &self.closing);
+        let kind = || self.kind(&analysis, page);
+        let content = extract::content(&analysis, &self.scorer, &self.closing, &kind);
         Ok((analysis, content))
+    }
+
+    /// What kind of page it is, as the learned scorer's second stage reads
+    /// it: the page-type classifier on the plateau's content (what
+    /// `bench/train_pagetype.py` learns from) and the page's metadata. A
+    /// page whose pass kept no metadata (`auto` and `pruned` keep none: a few
+    /// pages in a hundred go to the model) is read again, with it.
+    fn kind(&self, analysis: &Analysis, page: &Page) -> extract::features::Kind {
+        let again;
+        let analysis = match analysis.outline {
+            Some(_) => analysis,
+            None => match self.outlined_analysis(page) {
+                Ok(a) => {
+                    again = a;
+                    &again
+                }
+                Err(_) => return Default::default(),
+            },
+        };
+        let none = || extract::features::Kind::default();
+        let plateau = extract::content(analysis, &extract::Scorer::Plateau, &self.closing, &none);
+        let metadata = extract::metadata::metadata(analysis, &page.url);
+        let row = pagetype::features(analysis, &plateau, &metadata, &page.url);
+        self.page_types.kind(&row)
     }
 
     /// The one HTML pass alone.
@@ -262,7 +292,12 @@ impl Pipeline {
                 v.style_fp = Some(styles::fingerprint(decoded.text.as_bytes()).encode());
             }
         }
-        analyse::analyse_within(&decoded.text, self.rule_for(&page.url), false, budget)
+        // The learned scorer's second stage reads the page's kind, which
+        // reads its metadata: the pass keeps it when the model scores every
+        // page. (It costs `pruned` a sixth of its speed for the few pages it
+        // hands to the model; those are read again: `kind`.)
+        let outlined = matches!(self.scorer, extract::Scorer::Learned(_));
+        analyse::analyse_within(&decoded.text, self.rule_for(&page.url), outlined, budget)
     }
 
     /// Extraction only: no filters, no matching.
@@ -306,23 +341,35 @@ impl Pipeline {
 
     /// The HTML pass with the page's outline, the content and the metadata.
     fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), String> {
+        let analysis = self.outlined_analysis(page)?;
+        let kind = || self.kind(&analysis, page);
+        let content = extract::content(&analysis, &self.scorer, &self.closing, &kind);
+        let metadata = extract::metadata::metadata(&analysis, &page.url);
+        Ok((analysis, content, metadata))
+    }
+
+    /// The HTML pass with the page's outline.
+    fn outlined_analysis(&self, page: &Page) -> Result<Analysis, String> {
         let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
         let decoded = decode_page(page);
         let analysis =
             analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
                 .map_err(|e| e.to_string())?;
-        let content = extract::content(&analysis, &self.scorer, &self.closing);
-        let metadata = extract::metadata::metadata(&analysis, &page.url);
-        Ok((analysis, content, metadata))
+        Ok(analysis)
     }
 
     /// Every block of a page with its feature row, and per block where it
     /// sits for the second stage: its template's number, then its regions'
     /// bounds `[lo, hi)` level by level (`extract --block-features`, what the
-    /// learned scorer is trained on).
+    /// learned scorer is trained on); and the page's kind with the row it
+    /// comes from.
     pub fn block_rows(&self, page: &Page) -> Result<BlockRows, String> {
-        let analysis = self.analysis(page, None).map_err(|e| e.to_string())?;
+        let (analysis, _, metadata) = self.outlined(page)?;
         let (rows, layout) = extract::block_rows(&analysis);
+        let none = || extract::features::Kind::default();
+        let plateau = extract::content(&analysis, &extract::Scorer::Plateau, &self.closing, &none);
+        let page_row = pagetype::features(&analysis, &plateau, &metadata, &page.url);
+        let kind = self.page_types.kind(&page_row).to_vec();
         let blocks = analysis
             .blocks
             .iter()
@@ -336,7 +383,12 @@ impl Pipeline {
                 v
             })
             .collect();
-        Ok(BlockRows { blocks, layout })
+        Ok(BlockRows {
+            blocks,
+            layout,
+            page_row,
+            kind,
+        })
     }
 
     /// The hashes of a page's chunks that would be matched (not stop chunks,
