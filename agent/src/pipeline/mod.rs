@@ -271,11 +271,17 @@ impl Pipeline {
                 Err(_) => return Default::default(),
             },
         };
+        let metadata = extract::metadata::metadata(analysis, &page.url);
+        self.page_types
+            .kind(&self.kind_row(analysis, &metadata, &page.url))
+    }
+
+    /// The page-type classifier's row as the kind reads it: on the
+    /// plateau's content, whatever the scorer.
+    fn kind_row(&self, analysis: &Analysis, metadata: &Metadata, url: &str) -> Vec<f32> {
         let none = || extract::features::Kind::default();
         let plateau = extract::content(analysis, &extract::Scorer::Plateau, &self.closing, &none);
-        let metadata = extract::metadata::metadata(analysis, &page.url);
-        let row = pagetype::features(analysis, &plateau, &metadata, &page.url);
-        self.page_types.kind(&row)
+        pagetype::features(analysis, &plateau, metadata, url)
     }
 
     /// The one HTML pass alone.
@@ -364,11 +370,10 @@ impl Pipeline {
     /// learned scorer is trained on); and the page's kind with the row it
     /// comes from.
     pub fn block_rows(&self, page: &Page) -> Result<BlockRows, String> {
-        let (analysis, _, metadata) = self.outlined(page)?;
+        let analysis = self.outlined_analysis(page)?;
         let (rows, layout) = extract::block_rows(&analysis);
-        let none = || extract::features::Kind::default();
-        let plateau = extract::content(&analysis, &extract::Scorer::Plateau, &self.closing, &none);
-        let page_row = pagetype::features(&analysis, &plateau, &metadata, &page.url);
+        let metadata = extract::metadata::metadata(&analysis, &page.url);
+        let page_row = self.kind_row(&analysis, &metadata, &page.url);
         let kind = self.page_types.kind(&page_row).to_vec();
         let blocks = analysis
             .blocks
