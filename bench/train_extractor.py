@@ -8,7 +8,7 @@ when most of its word 3-grams (or, for blocks under three words, its whole word
 sequence) occur in the page's ground-truth main content.
 
 Model: two stages of scikit-learn's HistGradientBoostingClassifier (the second
-reads the first's probabilities around each block: agent/src/extract/context.rs,
+reads the first's probabilities around each block: agent/core/src/extract/context.rs,
 `context` here; stacked on nested out-of-fold predictions; and the page's kind,
 the page-type classifier's probabilities, out of fold: `page_kinds`; the pages
 are fed with their URLs, as a crawler knows them); samples weighted so that
@@ -19,7 +19,7 @@ bench/eval_wcxb.py does, reported per fold, with the spread. The threshold is
 chosen on the out-of-fold predictions of the training folds only. The shipped
 model is then trained on all of dev; trafilatura-eval is never seen. A page's
 F1 includes the JSON-LD product description every scorer adds where the chosen
-text lacks it (agent/src/extract/declared.rs, mirrored here).
+text lacks it (agent/core/src/extract/declared.rs, mirrored here).
 
 Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1]
 (also chooses the prune cut of extract.scorer = "pruned" and how many trees it reads)
@@ -86,7 +86,7 @@ def load(data, binary, cache):
 
 
 def page_kinds(pages, fold_of, folds, pagetype_file):
-    """Each page's kind (agent/src/extract/features.rs: KINDS) as the second
+    """Each page's kind (agent/core/src/extract/features.rs: KINDS) as the second
     stage reads it, out of fold: from a page-type classifier trained as
     bench/train_pagetype.py trains the shipped one, on the other folds'
     pages, with the shipped classifier's temperature. The shipped second
@@ -163,7 +163,7 @@ ALNUM = re.compile(r"[^\W_]+")
 
 def declared_description(path):
     """The longest description of a JSON-LD `Product` on the page, as plain
-    text: what agent/src/extract/declared.rs reads, so that the figures
+    text: what agent/core/src/extract/declared.rs reads, so that the figures
     below include the rule every scorer applies (a mirror, for measuring)."""
     html = gzip.open(path).read().decode("utf-8", "replace")
     objects = []
@@ -216,7 +216,7 @@ def declared_f1(page, probs, cut):
     return f1(collections.Counter(tokens(with_declared(text, page["declared"]))), page["refbag"])
 
 
-# The probability bins of the expected-F1 cut (agent/src/extract/model.rs: BINS).
+# The probability bins of the expected-F1 cut (agent/core/src/extract/model.rs: BINS).
 BINS = 1024
 
 
@@ -243,7 +243,7 @@ def page_cut(rule, best, fstar):
     relative) — the threshold, at most `relative` times the page's best
     probability — or ("expected_f1", gamma, floor, ceiling) — `gamma` times
     the page's best expected F1, within [floor, ceiling]. Mirrors
-    agent/src/extract/model.rs."""
+    agent/core/src/extract/model.rs."""
     if rule[0] == "fixed":
         _, th, rel = rule
         return th if rel is None or best <= 0 else min(th, rel * best)
@@ -316,12 +316,12 @@ def best_cut(curves, kinds=("fixed", "expected_f1")):
     return best
 
 
-# The second stage's features (agent/src/extract/context.rs: NAMES), after
+# The second stage's features (agent/core/src/extract/context.rs: NAMES), after
 # the first stage's row.
 CONTEXT = ["p", "p_prev3", "p_prev2", "p_prev1", "p_next1", "p_next2", "p_next3", "p_window", "p_template",
            "p_template_max", "p_page_expected_f1", "p_page_max", "p_page", "p_of_max", "p_content_before",
            "p_content_after", "p_distance", "p_region0", "p_region1", "p_region3"]
-# The kinds of page (agent/src/extract/features.rs: KINDS), the page-type
+# The kinds of page (agent/core/src/extract/features.rs: KINDS), the page-type
 # classifier's classes; the second stage reads each one's probability.
 KINDS = ["article", "collection", "documentation", "forum", "listing", "product", "service"]
 CONTEXT += ["kind_" + k for k in KINDS]
@@ -330,7 +330,7 @@ CONTEXT += ["kind_" + k for k in KINDS]
 def context(page, probs):
     """The context rows of a page (one per block) from its first-stage
     probabilities: neighbours, a ±5-block window, the block's template and
-    regions, the page. Mirrors agent/src/extract/context.rs; means are
+    regions, the page. Mirrors agent/core/src/extract/context.rs; means are
     weighted by words + 1."""
     pr = np.asarray(probs, dtype=np.float32).astype(np.float64)
     n = len(pr)
@@ -428,7 +428,7 @@ def export(clf, clf2, names, rule, prune, prune_trees):
 
 
 def cut_fields(rule):
-    """A cut rule as agent/src/extract/model.rs reads it: `threshold` always
+    """A cut rule as agent/core/src/extract/model.rs reads it: `threshold` always
     (a block judged alone is cut there; for the expected-F1 rule, the
     middle of its range), with `relative` or `expected_f1`."""
     if rule[0] == "fixed":

@@ -7,7 +7,7 @@ mod common;
 #[path = "../bench/shapes.rs"]
 mod shapes;
 
-use crawlsieve::{Page, Pipeline, Settings};
+use crawlsieve_core::{Page, Pipeline, Settings};
 use std::time::{Duration, Instant};
 
 fn fastest(p: &Pipeline, ct: &str, body: &[u8], runs: usize) -> Duration {

@@ -210,7 +210,7 @@ fn chaos(n: usize, cycles: usize) {
     let envelope =
         |i: usize| serde_json::json!({"url": url(i), "html": pages[i % pages.len()]}).to_string();
     let expected: HashSet<String> = (0..n)
-        .map(|i| crawlsieve::site::page_id(&url(i), pages[i % pages.len()].as_bytes()))
+        .map(|i| crawlsieve_core::input::site::page_id(&url(i), pages[i % pages.len()].as_bytes()))
         .collect();
     assert_eq!(expected.len(), n);
 
@@ -306,7 +306,10 @@ fn chaos(n: usize, cycles: usize) {
         (parity..n)
             .step_by(2)
             .filter(|&i| {
-                let id = crawlsieve::site::page_id(&url(i), pages[i % pages.len()].as_bytes());
+                let id = crawlsieve_core::input::site::page_id(
+                    &url(i),
+                    pages[i % pages.len()].as_bytes(),
+                );
                 !nats_set.contains(&id) && !kafka_set.contains(&id)
             })
             .count()

@@ -294,7 +294,7 @@ fn delta_equals_full_and_publishing_needs_the_token() {
     let (_, full2) = http(&hub.addr, "GET", "/v1/sets/wiki/full", &[], b"");
     let (status, delta) = http(&hub.addr, "GET", "/v1/sets/wiki/delta?from=1", &[], b"");
     assert_eq!(status, 200);
-    use crawlsieve::labels::{delta, file::SetFile, keys};
+    use crawlsieve_core::labels::{delta, file::SetFile, keys};
     let public = keys::read_public(&s.dir.path().join("hub.key.pub")).unwrap();
     let f1 = SetFile::open(&full1, &public).unwrap();
     let f2 = SetFile::open(&full2, &public).unwrap();

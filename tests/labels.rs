@@ -181,7 +181,7 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .output()
         .unwrap());
     // Their sampled shingles, made as the specification says (the library's shingler).
-    let mut shingler = crawlsieve::shingles::Shingler::default();
+    let mut shingler = crawlsieve_core::fingerprints::shingles::Shingler::default();
     shingler.add_chunk(&para("alpha"));
     shingler.add_chunk(&para("beta"));
     shingler.add_chunk("short");

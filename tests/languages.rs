@@ -40,7 +40,7 @@ fn pages_of_75_languages_get_the_right_code_or_unknown_never_a_neighbours() {
     // A page of a member of a macrolanguage may get the macrolanguage's code
     // when the members are too close to call (README, "Languages").
     let coarse = |truth: &str, got: &str| {
-        crawlsieve::language::MACROLANGUAGES
+        crawlsieve_core::language::MACROLANGUAGES
             .iter()
             .any(|m| m.code == got && m.members.contains(&truth))
     };

@@ -3,13 +3,13 @@
 //! A malformed one is an error, never a panic.
 #![no_main]
 
-use crawlsieve::neighborhoods::shards::Shard;
-use crawlsieve::neighborhoods::Neighborhoods;
+use crawlsieve_core::neighborhoods::shards::Shard;
+use crawlsieve_core::neighborhoods::Neighborhoods;
 use libfuzzer_sys::fuzz_target;
 use std::io::Write;
 
 fuzz_target!(|data: &[u8]| {
-    let settings = crawlsieve::settings::Settings::defaults().neighborhoods;
+    let settings = crawlsieve_core::settings::Settings::defaults().neighborhoods;
     if let Ok(mut n) = Neighborhoods::read_snapshot(data, settings.clone()) {
         let _ = n.sweep();
         let _ = n.observe("http://a.example/b/c", 0.5);

@@ -2,7 +2,7 @@
 //! annotated line keeps its URL.
 #![no_main]
 
-use crawlsieve::crawllog;
+use crawlsieve_core::output::crawllog;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -11,7 +11,7 @@
 use axum::body::Body;
 use axum::http::Request;
 use axum::Router;
-use crawlsieve::hub::{self, HubConfig};
+use crawlsieve_daemon::hub::{self, HubConfig};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 use tower::ServiceExt;

@@ -1,7 +1,7 @@
 //! JSONL page lines: every line is a page or a broken record, never a panic.
 #![no_main]
 
-use crawlsieve::sources::{jsonl, Limits, SourceStats};
+use crawlsieve_core::input::sources::{jsonl, Limits, SourceStats};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut stats = SourceStats::default();
     let mut inputs = 0u64;
-    let mut emit = |_input: crawlsieve::Input| -> anyhow::Result<()> {
+    let mut emit = |_input: crawlsieve_core::Input| -> anyhow::Result<()> {
         inputs += 1;
         Ok(())
     };

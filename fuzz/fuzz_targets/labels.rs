@@ -3,8 +3,8 @@
 //! `apply` returns must itself parse.
 #![no_main]
 
-use crawlsieve::labels::delta;
-use crawlsieve::labels::file::SetFile;
+use crawlsieve_core::labels::delta;
+use crawlsieve_core::labels::file::SetFile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! regression). A malformed file is an error, never a panic.
 #![no_main]
 
-use crawlsieve::extract::{model, pagetype};
+use crawlsieve_core::extract::{model, pagetype};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(m) = model::Model::parse(text) {
-        use crawlsieve::extract::features;
+        use crawlsieve_core::extract::features;
         let row = [0.5f32; features::N];
         let layout = features::Layout {
             words: vec![1],

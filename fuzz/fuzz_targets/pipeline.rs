@@ -4,8 +4,8 @@
 //! must not panic, nor language detection on the body as text. (A panic aborts here: libFuzzer reports it as a crash.)
 #![no_main]
 
-use crawlsieve::settings::{ScorerKind, Settings};
-use crawlsieve::{Kind, Page, Pipeline, Reason};
+use crawlsieve_core::settings::{ScorerKind, Settings};
+use crawlsieve_core::{Kind, Page, Pipeline, Reason};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
@@ -50,5 +50,5 @@ fuzz_target!(|data: &[u8]| {
     // decided: pages rarely pass them here, and both detectors must take any
     // text (any script, cut anywhere) without a panic.
     let text = String::from_utf8_lossy(body);
-    let _ = crawlsieve::language::detect(&text, 1 + choice as usize * 8, Default::default());
+    let _ = crawlsieve_core::language::detect(&text, 1 + choice as usize * 8, Default::default());
 });

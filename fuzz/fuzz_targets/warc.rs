@@ -2,7 +2,7 @@
 //! do for a file), in memory.
 #![no_main]
 
-use crawlsieve::sources::{warc, Limits, SourceStats};
+use crawlsieve_core::input::sources::{warc, Limits, SourceStats};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut stats = SourceStats::default();
     let mut pages = 0u64;
-    let mut emit = |_input: crawlsieve::Input| -> anyhow::Result<()> {
+    let mut emit = |_input: crawlsieve_core::Input| -> anyhow::Result<()> {
         pages += 1;
         Ok(())
     };

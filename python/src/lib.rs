@@ -22,11 +22,11 @@ struct PageIn {
 }
 
 impl PageIn {
-    fn page(&self, max_bytes: usize) -> crawlsieve::Page<'_> {
+    fn page(&self, max_bytes: usize) -> crawlsieve_core::Page<'_> {
         let bytes = &self.body.bytes;
         let truncated = bytes.len() > max_bytes;
         let mut page =
-            crawlsieve::Page::new(self.url.as_str(), &bytes[..bytes.len().min(max_bytes)]);
+            crawlsieve_core::Page::new(self.url.as_str(), &bytes[..bytes.len().min(max_bytes)]);
         page.utf8 = self.body.utf8;
         page.content_type = self.content_type.as_deref().map(Into::into);
         page.status = self.status;
@@ -122,7 +122,7 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 /// extracted main content (`content`). Safe to share between threads.
 #[pyclass(frozen, module = "crawlsieve._native")]
 struct Pipeline {
-    inner: Arc<crawlsieve::Pipeline>,
+    inner: Arc<crawlsieve_core::Pipeline>,
     max_bytes: usize,
 }
 
@@ -149,10 +149,10 @@ impl Pipeline {
             overrides.push((name, key.clone().into()));
         }
         let mut settings =
-            crawlsieve::Settings::load(config.as_deref(), &overrides).map_err(value_error)?;
+            crawlsieve_core::Settings::load(config.as_deref(), &overrides).map_err(value_error)?;
         settings.labels.files.extend(labels.unwrap_or_default());
         let max_bytes = settings.input.max_page_bytes;
-        let inner = crawlsieve::Pipeline::new(settings).map_err(value_error)?;
+        let inner = crawlsieve_core::Pipeline::new(settings).map_err(value_error)?;
         Ok(Pipeline {
             inner: Arc::new(inner),
             max_bytes,

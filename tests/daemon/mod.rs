@@ -172,7 +172,8 @@ impl Agent {
             // released, sources restarted) in a failing test's output.
             .env(
                 "RUST_LOG",
-                std::env::var("RUST_LOG").unwrap_or_else(|_| "warn,crawlsieve=info".into()),
+                std::env::var("RUST_LOG")
+                    .unwrap_or_else(|_| "warn,crawlsieve_core=info,crawlsieve_daemon=info".into()),
             )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -569,7 +570,8 @@ impl Tansu {
             .set("enable.auto.commit", "false")
             .create()
             .unwrap();
-        crawlsieve::daemon::sources::kafka::group_lag(&c, topic).map_or(u64::MAX, |b| b.waiting)
+        crawlsieve_daemon::agent::sources::kafka::group_lag(&c, topic)
+            .map_or(u64::MAX, |b| b.waiting)
     }
 
     /// (key, verdict id) of every message of `topic`, read until `want` arrived or a timeout.

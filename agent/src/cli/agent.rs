@@ -1,6 +1,7 @@
 //! `crawlsieve agent`: the long-running daemon beside a crawler.
 
 use super::ConfigArgs;
+use crawlsieve_daemon::agent::config::AgentSettings;
 
 #[derive(clap::Args)]
 pub struct AgentArgs {
@@ -13,14 +14,17 @@ pub struct AgentArgs {
 
 pub fn run(a: AgentArgs) -> anyhow::Result<i32> {
     let settings = a.config.load(&[])?;
+    let overrides = a.config.overrides()?;
+    let agent = AgentSettings::load(a.config.config.as_deref(), &super::pairs(&overrides))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(a.io_threads.max(1))
         .enable_all()
         .build()?;
-    rt.block_on(crawlsieve::daemon::run(
+    rt.block_on(crawlsieve_daemon::agent::run(
         settings,
+        agent,
         |addr| eprintln!("agent listening on http://{addr}"),
-        crawlsieve::shutdown::signal(),
+        crawlsieve_daemon::shutdown::signal(),
     ))?;
     Ok(0)
 }

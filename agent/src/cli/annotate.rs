@@ -3,9 +3,9 @@
 //! annotated with the neighborhood.
 
 use super::ConfigArgs;
-use crawlsieve::crawllog;
-use crawlsieve::neighborhoods::Neighborhoods;
-use crawlsieve::verdict::VerdictRecord;
+use crawlsieve_core::neighborhoods::Neighborhoods;
+use crawlsieve_core::output::crawllog;
+use crawlsieve_core::verdict::VerdictRecord;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::path::PathBuf;

@@ -2,8 +2,8 @@
 //! the figure is the pipeline's and not the disk's or gzip's.
 
 use super::ConfigArgs;
-use crawlsieve::sources::read_capped;
-use crawlsieve::{Page, Pipeline};
+use crawlsieve_core::input::sources::read_capped;
+use crawlsieve_core::{Page, Pipeline};
 use std::io::Write as _;
 use std::io::{BufRead, BufReader};
 use std::time::Instant;

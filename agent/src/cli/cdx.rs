@@ -1,7 +1,7 @@
 //! `crawlsieve cdx`: a CDXJ index (pywb, `cdxj-indexer`) written back with
-//! each judged record's verdict fields (see `crawlsieve::cdxj`).
+//! each judged record's verdict fields (see `crawlsieve_core::output::cdxj`).
 
-use crawlsieve::cdxj::{annotate, Verdicts};
+use crawlsieve_core::output::cdxj::{annotate, Verdicts};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 

@@ -2,8 +2,9 @@
 //! extraction, normalisation, stop chunks and minimum length as `scan`.
 
 use super::ConfigArgs;
-use crawlsieve::sources::{self, Limits, SourceStats};
-use crawlsieve::{chunks, Input, Pipeline};
+use crawlsieve_core::fingerprints::chunks;
+use crawlsieve_core::input::sources::{self, Limits, SourceStats};
+use crawlsieve_core::{Input, Pipeline};
 use std::collections::BTreeSet;
 use std::io::Write;
 
@@ -28,7 +29,7 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
         "--label must be one word"
     );
     let settings = args.config.load(&[])?;
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let pipeline = Pipeline::new(settings)?;
     let mut hashes = BTreeSet::new();
     let mut stats = SourceStats::default();

@@ -3,9 +3,9 @@
 //! JSONL pages, directories of them), one page after another, in order.
 
 use super::ConfigArgs;
-use crawlsieve::page::{Input, Origin};
-use crawlsieve::sources::{self, Limits, SourceStats};
-use crawlsieve::Pipeline;
+use crawlsieve_core::input::page::{Input, Origin};
+use crawlsieve_core::input::sources::{self, Limits, SourceStats};
+use crawlsieve_core::Pipeline;
 use std::io::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -58,18 +58,18 @@ pub struct ExtractArgs {
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     if args.feature_names {
         let names = if args.page_features {
-            crawlsieve::extract::pagetype::NAMES
+            crawlsieve_core::extract::pagetype::NAMES
                 .iter()
                 .map(|n| n.to_string())
                 .collect()
         } else {
-            crawlsieve::extract::features::names()
+            crawlsieve_core::extract::features::names()
         };
         writeln!(std::io::stdout(), "{}", serde_json::to_string(&names)?)?;
         return Ok(0);
     }
     let settings = args.config.load(&[])?;
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let pipeline = Pipeline::new(settings)?;
     let paths = sources::expand_inputs(&args.inputs)?;
     if args.url.is_some() && paths.len() != 1 {

@@ -1,9 +1,9 @@
 //! `crawlsieve hub`: serve labeled sets to agents.
 
 use super::ConfigArgs;
-use crawlsieve::hub::{self, blind::Discovery, HubConfig};
-use crawlsieve::labels::keys;
-use crawlsieve::stopchunks::StopChunks;
+use crawlsieve_core::fingerprints::stopchunks::StopChunks;
+use crawlsieve_core::labels::keys;
+use crawlsieve_daemon::hub::{self, blind::Discovery, HubConfig};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -113,7 +113,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         publish_token,
         read_token,
         max_upload_bytes: a.max_upload_mb << 20,
-        limits: crawlsieve::http::Limits {
+        limits: crawlsieve_daemon::http::Limits {
             max_connections: a.max_connections,
             max_per_client: a.max_connections_per_client,
         },
@@ -126,7 +126,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
     rt.block_on(hub::serve(
         config,
         |addr| eprintln!("hub listening on http://{addr}"),
-        crawlsieve::shutdown::signal(),
+        crawlsieve_daemon::shutdown::signal(),
     ))?;
     Ok(0)
 }

@@ -1,10 +1,11 @@
 //! `crawlsieve labels ...`: make, inspect, publish and measure labeled sets.
 
 use super::ConfigArgs;
-use crawlsieve::corpus::corpus_keys;
-use crawlsieve::labels::{compact::CompactSet, count, file, keys};
-use crawlsieve::sources::Limits;
-use crawlsieve::Pipeline;
+use crawlsieve_core::corpus::corpus_keys;
+use crawlsieve_core::discovery::count;
+use crawlsieve_core::input::sources::Limits;
+use crawlsieve_core::labels::{compact::CompactSet, file, keys};
+use crawlsieve_core::Pipeline;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -185,7 +186,7 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
 fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
     let key = keys::read_signing(&a.key)?;
     let settings = a.config.load(&[])?;
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let workers = super::workers(a.workers.unwrap_or(settings.workers));
     let min_chars = settings.chunks.min_chars;
     let pipeline = Pipeline::new(settings)?;
@@ -217,7 +218,7 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
 
 fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     let settings = a.config.load(&[])?;
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let workers = super::workers(a.workers.unwrap_or(settings.workers));
     let min_chars = settings.chunks.min_chars;
     let pipeline = Pipeline::new(settings)?;
@@ -231,7 +232,7 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     let mut counter = count::Counter::new(&spill, a.memory_mb << 20)?;
     let mut error = None;
     let mut failed = 0u64;
-    let stats = crawlsieve::corpus::walk(
+    let stats = crawlsieve_core::corpus::walk(
         &pipeline,
         &a.inputs,
         &limits,
@@ -284,7 +285,7 @@ fn discover(a: DiscoverArgs) -> anyhow::Result<i32> {
         for c in &found.stop_candidates {
             text.push_str(&format!(
                 "{} {} {}\n",
-                crawlsieve::chunks::to_hex(&c.hash),
+                crawlsieve_core::fingerprints::chunks::to_hex(&c.hash),
                 c.count,
                 c.sites
             ));
@@ -311,22 +312,8 @@ fn publish(a: PublishArgs) -> anyhow::Result<i32> {
         })?,
     };
     let body = std::fs::read(&a.file).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let url = format!("{}/v1/sets/{}", a.hub.trim_end_matches('/'), a.name);
-    let (status, text) = rt.block_on(async {
-        let resp = reqwest::Client::new()
-            .post(&url)
-            .bearer_auth(token)
-            .body(body)
-            .send()
-            .await?;
-        anyhow::Ok((resp.status(), resp.text().await?))
-    })?;
-    anyhow::ensure!(status.is_success(), "POST {url}: {status}: {}", text.trim());
-    writeln!(std::io::stdout(), "{}", text.trim())?;
+    let text = crawlsieve_daemon::hub::publish::publish(&a.hub, &a.name, &token, body)?;
+    writeln!(std::io::stdout(), "{text}")?;
     Ok(0)
 }
 
@@ -423,7 +410,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     drop(set);
     let t = Instant::now();
     let bytes = std::fs::read(&path)?;
-    let loaded = crawlsieve::labels::LabeledSet::from_bytes(&bytes, &key.verifying_key())?;
+    let loaded = crawlsieve_core::labels::LabeledSet::from_bytes(&bytes, &key.verifying_key())?;
     let load_s = t.elapsed().as_secs_f64();
     drop(bytes);
     let _ = std::fs::remove_file(&path);

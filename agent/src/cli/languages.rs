@@ -10,7 +10,7 @@ pub fn run(_args: LanguagesArgs) -> anyhow::Result<i32> {
     // and that is an error to return (main ends quietly on it), not a panic.
     let mut out = std::io::stdout().lock();
     writeln!(out, "code\tscript\tdetected by")?;
-    for k in crawlsieve::language::known() {
+    for k in crawlsieve_core::language::known() {
         writeln!(out, "{}\t{}\t{}", k.code, k.script, k.by)?;
     }
     out.flush()?;

@@ -41,21 +41,36 @@ pub struct ConfigArgs {
 
 impl ConfigArgs {
     /// Loads settings: file, then environment, then `--set`, then `extra` (flags).
-    pub fn load(&self, extra: &[(&str, config::Value)]) -> anyhow::Result<crawlsieve::Settings> {
-        let mut overrides: Vec<(String, config::Value)> = Vec::new();
-        for kv in &self.set {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| anyhow::anyhow!("--set {kv}: expected KEY=VALUE"))?;
-            overrides.push((k.trim().to_string(), parse_value(v.trim())));
-        }
-        let mut all: Vec<(&str, config::Value)> = overrides
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.clone()))
-            .collect();
+    pub fn load(
+        &self,
+        extra: &[(&str, config::Value)],
+    ) -> anyhow::Result<crawlsieve_core::Settings> {
+        let overrides = self.overrides()?;
+        let mut all = pairs(&overrides);
         all.extend(extra.iter().cloned());
-        crawlsieve::Settings::load(self.config.as_deref(), &all)
+        crawlsieve_core::Settings::load(self.config.as_deref(), &all)
     }
+
+    /// The `--set` flags as `(key, value)` pairs.
+    pub fn overrides(&self) -> anyhow::Result<Vec<(String, config::Value)>> {
+        self.set
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or_else(|| anyhow::anyhow!("--set {kv}: expected KEY=VALUE"))?;
+                Ok((k.trim().to_string(), parse_value(v.trim())))
+            })
+            .collect()
+    }
+}
+
+/// Borrowed `(key, value)` pairs, as the settings' loaders take them.
+pub fn pairs(overrides: &[(String, config::Value)]) -> Vec<(&str, config::Value)> {
+    overrides
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect()
 }
 
 /// `--set` values: numbers and booleans as such, `[a,b]` as a list, else a string.

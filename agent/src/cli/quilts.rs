@@ -2,14 +2,14 @@
 //! (seed 000), over a crawl — in one process, or step by step across machines.
 
 use super::ConfigArgs;
-use crawlsieve::corpus::{self, Document};
-use crawlsieve::quilts::collect::{Collected, Collector};
-use crawlsieve::quilts::cover::{self, CoverStats, Params, Quilt};
-use crawlsieve::quilts::files::{doc_key, DocLine};
-use crawlsieve::quilts::{grams, patches, K, M};
-use crawlsieve::sources::{self, Limits};
-use crawlsieve::verdict::VerdictRecord;
-use crawlsieve::Pipeline;
+use crawlsieve_core::corpus::{self, Document};
+use crawlsieve_core::input::sources::{self, Limits};
+use crawlsieve_core::quilts::collect::{Collected, Collector};
+use crawlsieve_core::quilts::cover::{self, CoverStats, Params, Quilt};
+use crawlsieve_core::quilts::files::{doc_key, DocLine};
+use crawlsieve_core::quilts::{grams, patches, K, M};
+use crawlsieve_core::verdict::VerdictRecord;
+use crawlsieve_core::Pipeline;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -304,7 +304,7 @@ fn spill_dir(m: &MemoryArgs) -> PathBuf {
 fn collect(r: &ReadArgs, inputs: &[String], mut c: Collector) -> anyhow::Result<Collected> {
     anyhow::ensure!(r.k >= 1, "-k: at least 1 word per gram");
     let settings = r.config.load(&[])?;
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let workers = super::workers(r.workers.unwrap_or(settings.workers));
     let pipeline = Pipeline::new(settings)?;
     let (mut verdicts, mut pages) = (Vec::new(), Vec::new());
@@ -366,7 +366,7 @@ fn document(p: &Pipeline, doc: &Document, k: usize) -> Result<(DocLine, Vec<u64>
         Document::Page(page) => {
             let e = p.extract(page)?;
             let url = page.url.to_string();
-            let site = crawlsieve::site::registered_domain(&url);
+            let site = crawlsieve_core::input::site::registered_domain(&url);
             (url, site, e.content)
         }
         Document::Text { name, text } => (name.clone(), Some(name.clone()), text.clone()),
@@ -401,7 +401,7 @@ fn read_verdicts(
         };
         let site = v
             .site
-            .or_else(|| crawlsieve::site::registered_domain(&v.url));
+            .or_else(|| crawlsieve_core::input::site::registered_domain(&v.url));
         let (line, g) = line(v.url, site, &content, k);
         c.add(&line, &g)
     })?;

@@ -1,8 +1,8 @@
 //! `crawlsieve report`: the scan report as one self-contained HTML page.
 
 use super::ConfigArgs;
-use crawlsieve::neighborhoods::Neighborhoods;
-use crawlsieve::report::Report;
+use crawlsieve_core::neighborhoods::Neighborhoods;
+use crawlsieve_core::report::Report;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -29,7 +29,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     let mut report = Report::new(Neighborhoods::new(settings.neighborhoods.clone()));
     for path in &a.verdicts {
         report.sources.push(path.display().to_string());
-        let r = crawlsieve::sources::open_maybe_gz(path)
+        let r = crawlsieve_core::input::sources::open_maybe_gz(path)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         for line in r.lines() {
             report.add_line(&line?);
@@ -81,7 +81,7 @@ pub fn merge(a: MergeArgs) -> anyhow::Result<i32> {
         merged.merge(&part);
     }
     if let (Some(brokers), Some(topic)) = (&a.kafka, &a.state_topic) {
-        let shards = crawlsieve::daemon::sources::kafka::handover::read_checkpoints(
+        let shards = crawlsieve_daemon::agent::sources::kafka::handover::read_checkpoints(
             brokers,
             topic,
             &settings.neighborhoods,
@@ -105,7 +105,7 @@ pub fn merge(a: MergeArgs) -> anyhow::Result<i32> {
 
 /// Every line of a JSONL file (plain or `.gz`) as a `T`.
 fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> anyhow::Result<Vec<T>> {
-    let r = crawlsieve::sources::open_maybe_gz(path)
+    let r = crawlsieve_core::input::sources::open_maybe_gz(path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in r.lines().enumerate() {

@@ -1,12 +1,12 @@
 //! `crawlsieve scan`: inputs → pipeline → JSONL verdicts, with a summary.
 
 use super::ConfigArgs;
-use crawlsieve::scan;
-use crawlsieve::sinks::jsonl::JsonlSink;
-use crawlsieve::sinks::warc_metadata::WarcMetadataSink;
-use crawlsieve::sinks::{Sink, Tee};
-use crawlsieve::sources::{self, Limits};
-use crawlsieve::{Kind, Pipeline};
+use crawlsieve_core::input::sources::{self, Limits};
+use crawlsieve_core::output::jsonl::JsonlSink;
+use crawlsieve_core::output::warc_metadata::WarcMetadataSink;
+use crawlsieve_core::output::{Sink, Tee};
+use crawlsieve_core::scan;
+use crawlsieve_core::{Kind, Pipeline};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -66,18 +66,18 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     }
     let mut settings = args.config.load(&extra)?;
     settings.labels.files.extend(args.labels.iter().cloned());
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();
     let hub = settings.labels.hub.clone();
     let settings_min_pages = settings.neighborhoods.min_pages;
     let mut tracker =
-        crawlsieve::neighborhoods::tracker::Tracker::from_settings(&settings.neighborhoods)?;
+        crawlsieve_core::neighborhoods::tracker::Tracker::from_settings(&settings.neighborhoods)?;
     let public = settings.labels.public_key()?;
     let pipeline = Arc::new(Pipeline::new(settings)?);
     // Sets followed from a hub: the first version is in place before any page.
     let follower = match (hub, public) {
-        (Some(hub), Some(public)) => Some(crawlsieve::labels::follow::start(
+        (Some(hub), Some(public)) => Some(crawlsieve_daemon::agent::follow::start(
             &hub,
             public,
             pipeline.labels().clone(),
@@ -106,7 +106,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
         ProgressBar::hidden()
     };
     let started = std::time::Instant::now();
-    let mut progress = |s: &crawlsieve::summary::Summary| {
+    let mut progress = |s: &crawlsieve_core::summary::Summary| {
         if s.verdicts_out % 64 == 0 {
             bar.set_position(s.verdicts_out);
             let secs = started.elapsed().as_secs_f64().max(1e-9);

@@ -2,13 +2,13 @@
 //! all (`like`), or the whole crawl in clusters (`cluster`).
 
 use super::ConfigArgs;
-use crawlsieve::page::Input;
-use crawlsieve::sources::{self, Limits};
-use crawlsieve::styles::cluster::{self, Params};
-use crawlsieve::styles::fingerprint::{fingerprint, Fingerprint, M};
-use crawlsieve::styles::rank;
-use crawlsieve::styles::store::{PageRef, Store};
-use crawlsieve::verdict::VerdictRecord;
+use crawlsieve_core::input::page::Input;
+use crawlsieve_core::input::sources::{self, Limits};
+use crawlsieve_core::styles::cluster::{self, Params};
+use crawlsieve_core::styles::fingerprint::{fingerprint, Fingerprint, M};
+use crawlsieve_core::styles::rank;
+use crawlsieve_core::styles::store::{PageRef, Store};
+use crawlsieve_core::verdict::VerdictRecord;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -109,7 +109,7 @@ fn load(
     mut seen: impl FnMut(&PageRef, &Fingerprint),
 ) -> anyhow::Result<(Store, Loaded)> {
     let settings = a.config.load(&[])?;
-    let limits = Limits::from_settings(&settings);
+    let limits = Limits::new(&settings.input);
     let dir = a.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
     let mut store = Store::new(&dir, a.memory_mb << 20)?;
     let mut loaded = Loaded::default();
@@ -129,11 +129,11 @@ fn load(
             &mut |page| {
                 match page {
                     Input::Page(p) => {
-                        let text = crawlsieve::decode::decode_page(&p);
+                        let text = crawlsieve_core::input::decode::decode_page(&p);
                         let fp = fingerprint(text.text.as_bytes());
                         let page = PageRef {
                             url: p.url.to_string(),
-                            site: crawlsieve::site::registered_domain(&p.url),
+                            site: crawlsieve_core::input::site::registered_domain(&p.url),
                         };
                         seen(&page, &fp);
                         if let Err(e) = store.push(&fp, &page) {
@@ -294,7 +294,7 @@ fn run_like(a: LikeArgs) -> anyhow::Result<i32> {
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
                 &mut body,
             )?;
-            let text = crawlsieve::decode::decode(&body, None);
+            let text = crawlsieve_core::input::decode::decode(&body, None);
             Some(fingerprint(text.text.as_bytes()))
         }
         None => None,

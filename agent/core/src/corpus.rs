@@ -1,0 +1,178 @@
+//! A corpus walk: every document of some inputs (WARC, HTML, JSONL pages and
+//! plain-text files) through the page pipeline on worker threads, results
+//! folded on the calling thread. What builds labeled sets (`labels build`,
+//! `labels count`) and what finds quilted pages (`quilts`) read with.
+//!
+//! Informed discovery (seed 001 §3.2) lives here too ([`corpus_keys`]): an
+//! expert provides known content (a Wikipedia snapshot, a bank's site) and
+//! every chunk of it is labeled. Each document goes through the same
+//! extraction, normalisation, stop chunks and minimum chunk length as the
+//! agent, so a chunk the agent would match is exactly a chunk the set holds.
+//! It sits above `labels/` (a library of sets) because it needs the page
+//! pipeline.
+
+use crate::input::page::Input;
+use crate::input::sources::{self, Limits, SourceStats};
+use crate::pipeline::{Matchable, Pipeline};
+use crossbeam_channel::bounded;
+use std::io::Read;
+
+/// One document of a corpus.
+pub enum Document {
+    /// A page, from WARC, HTML or JSONL.
+    Page(crate::input::page::Page<'static>),
+    /// A plain-text document (`.txt`, `.txt.gz`): paragraphs separated by blank lines.
+    Text { name: String, text: String },
+}
+
+impl Document {
+    /// The site a document counts for (blind discovery counts distinct sites):
+    /// a page's registered domain, a text document's name.
+    pub fn site(&self) -> String {
+        match self {
+            Document::Page(p) => crate::input::site::registered_domain(&p.url).unwrap_or_default(),
+            Document::Text { name, .. } => name.clone(),
+        }
+    }
+
+    /// The document's matchable chunks, as the agent computes them.
+    pub fn matchable(&self, pipeline: &Pipeline) -> Result<Matchable, String> {
+        match self {
+            Document::Page(p) => pipeline.matchable_chunks(p),
+            Document::Text { text, .. } => Ok(pipeline.matchable_text(text)),
+        }
+    }
+}
+
+/// What a walk over a corpus read.
+#[derive(Debug, Default, Clone)]
+pub struct CorpusStats {
+    pub documents: u64,
+    /// Documents whose extraction failed (counted, skipped).
+    pub failed: u64,
+    pub sources: SourceStats,
+}
+
+fn is_text(path: &str) -> bool {
+    path.ends_with(".txt") || path.ends_with(".txt.gz")
+}
+
+/// Reads every document of `inputs` on one thread, runs `map` on `workers`
+/// threads, and hands the results to `fold` on the calling thread.
+pub fn walk<T: Send>(
+    pipeline: &Pipeline,
+    inputs: &[String],
+    limits: &Limits,
+    workers: usize,
+    map: impl Fn(&Pipeline, &Document) -> T + Sync,
+    mut fold: impl FnMut(T),
+) -> anyhow::Result<CorpusStats> {
+    let workers = workers.max(1);
+    let inputs = &sources::expand_documents(inputs)?;
+    let (doc_tx, doc_rx) = bounded::<Document>(workers * 4);
+    let (out_tx, out_rx) = bounded::<T>(workers * 4);
+    std::thread::scope(|scope| -> anyhow::Result<CorpusStats> {
+        let reader = scope.spawn(move || -> anyhow::Result<CorpusStats> {
+            let mut stats = CorpusStats::default();
+            for input in inputs {
+                if is_text(input) {
+                    let mut text = String::new();
+                    sources::open_maybe_gz(std::path::Path::new(input))
+                        .and_then(|mut r| r.read_to_string(&mut text))
+                        .map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+                    stats.documents += 1;
+                    let doc = Document::Text {
+                        name: input.clone(),
+                        text,
+                    };
+                    if doc_tx.send(doc).is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                let mut source = sources::open(input, limits)?;
+                let mut documents = 0;
+                source.run(
+                    &mut |input| {
+                        if let Input::Page(page) = input {
+                            documents += 1;
+                            doc_tx
+                                .send(Document::Page(page))
+                                .map_err(|_| anyhow::anyhow!("stopped"))?;
+                        }
+                        Ok(())
+                    },
+                    &mut stats.sources,
+                )?;
+                stats.documents += documents;
+            }
+            Ok(stats)
+        });
+        for _ in 0..workers {
+            let rx = doc_rx.clone();
+            let tx = out_tx.clone();
+            let map = &map;
+            scope.spawn(move || {
+                for doc in rx {
+                    if tx.send(map(pipeline, &doc)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(doc_rx);
+        drop(out_tx);
+        for item in out_rx {
+            fold(item);
+        }
+        reader
+            .join()
+            .map_err(|_| anyhow::anyhow!("corpus reader panicked"))?
+    })
+}
+
+/// What a labeled set built from a corpus holds — chunk keys, whole-content
+/// keys (when `whole`), sampled shingles, and page SimHashes (when
+/// `simhashes`), each sorted and distinct — and what was read.
+pub fn corpus_keys(
+    pipeline: &Pipeline,
+    inputs: &[String],
+    limits: &Limits,
+    workers: usize,
+    whole: bool,
+    simhashes: bool,
+) -> anyhow::Result<(crate::labels::file::Contents, CorpusStats)> {
+    let mut keys = Vec::new();
+    let mut pages = Vec::new();
+    let mut failed = 0;
+    let mut stats = walk(
+        pipeline,
+        inputs,
+        limits,
+        workers,
+        |p, doc| doc.matchable(p),
+        |m| match m {
+            Ok(m) => {
+                keys.extend(m.chunks.iter().map(crate::labels::key));
+                if whole {
+                    keys.extend(m.whole.as_ref().map(crate::labels::key));
+                }
+                keys.extend_from_slice(&m.shingles);
+                if simhashes {
+                    pages.extend(m.simhash);
+                }
+            }
+            Err(_) => failed += 1,
+        },
+    )?;
+    stats.failed = failed;
+    keys.sort_unstable();
+    keys.dedup();
+    pages.sort_unstable();
+    pages.dedup();
+    let contents = crate::labels::file::Contents {
+        keys,
+        simhashes: pages,
+    };
+    Ok((contents, stats))
+}

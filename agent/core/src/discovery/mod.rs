@@ -1,0 +1,11 @@
+//! Blind discovery's counting (Ardi & Heidemann §3.2): how often each chunk
+//! and shingle occurs across a crawl, added up exactly wherever it was
+//! counted, and the threshold applied once to the sum.
+//!
+//! - `count`: counting a corpus in bounded memory (sorted runs), count
+//!   files, their merge by addition, and `discover` (the threshold);
+//! - `totals`: a running total kept on disk that batches from many agents
+//!   are merged into exactly once (the hub's store of a blind set).
+
+pub mod count;
+pub mod totals;

@@ -1,0 +1,314 @@
+//! The counts of a blind set, on the hub: batches agents sent, merged exactly
+//! (by addition) into one running total, from which the set is discovered.
+//!
+//! Seed 001 §3.6: detection runs in the distributed crawler, discovery stays
+//! central. Discovery is not distributive (§3.2): the threshold applies to the
+//! sum of every agent's counts, so the hub adds count files before it applies
+//! it — it never thresholds a part.
+//!
+//! On disk, `STORE/NAME/counts/`:
+//!
+//! - `batches/AGENT.BATCH.cscounts` — a batch taken and not merged yet;
+//! - `total.GEN.cscounts` — the running total of generation GEN;
+//! - `CURRENT` — JSON: the current generation and every batch in its total.
+//!
+//! **Exactly once.** A batch is taken when its file is renamed into
+//! `batches/` (after it was checked and synced); `(agent, batch)` is a
+//! duplicate when that file exists or `CURRENT` lists it. A merge writes
+//! `total.GEN+1`, syncs it, then replaces `CURRENT` (atomically and durably),
+//! and only then removes the merged batch files and the old total. A crash at
+//! any point leaves either the old `CURRENT` with its batches still waiting,
+//! or the new one, whose leftovers the next start removes: no batch is added
+//! twice or lost.
+
+use crate::discovery::count::{self, Summary};
+use crate::labels::protocol::{Batches, CountsInfo};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The state `CURRENT` holds.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct Current {
+    generation: u64,
+    merged: Batches,
+    occurrences: u64,
+    distinct: u64,
+}
+
+/// One blind set's counts.
+pub struct Counts {
+    dir: PathBuf,
+    current: Current,
+    /// Taken, not merged yet: (agent, batch).
+    pending: BTreeSet<(String, u64)>,
+}
+
+/// What a merge did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Merged {
+    /// Batches added by this merge.
+    pub batches: u64,
+    pub generation: u64,
+}
+
+impl Counts {
+    /// Opens (or creates) `dir`, finishing what a crash interrupted.
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+        let batches = dir.join("batches");
+        std::fs::create_dir_all(&batches)
+            .map_err(|e| anyhow::anyhow!("counts {}: {e}", batches.display()))?;
+        let current: Current = match std::fs::read(dir.join("CURRENT")) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("CURRENT").display()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Current::default(),
+            Err(e) => anyhow::bail!("{}: {e}", dir.join("CURRENT").display()),
+        };
+        let mut pending = BTreeSet::new();
+        for entry in std::fs::read_dir(&batches)? {
+            let path = entry?.path();
+            let Some((agent, batch)) = batch_of(&path) else {
+                // A temporary of an upload that did not finish.
+                let _ = std::fs::remove_file(&path);
+                continue;
+            };
+            if current.merged.contains(&agent, batch) {
+                let _ = std::fs::remove_file(&path);
+            } else {
+                pending.insert((agent, batch));
+            }
+        }
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with("total.") && path != total_path(dir, current.generation) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        Ok(Counts {
+            dir: dir.to_path_buf(),
+            current,
+            pending,
+        })
+    }
+
+    /// Whether this batch was taken already (merged or waiting).
+    pub fn has(&self, agent: &str, batch: u64) -> bool {
+        self.current.merged.contains(agent, batch)
+            || self.pending.contains(&(agent.to_string(), batch))
+    }
+
+    /// Where an upload is written before it is checked.
+    pub fn temporary(&self, agent: &str, batch: u64) -> PathBuf {
+        self.dir
+            .join("batches")
+            .join(format!("{agent}.{batch}.tmp"))
+    }
+
+    /// Takes the batch written to `tmp`: checks it, makes it durable, and
+    /// records it as waiting for the next merge. A batch that does not check
+    /// out is removed and the reason returned.
+    pub fn take(&mut self, agent: &str, batch: u64, tmp: &Path) -> anyhow::Result<Summary> {
+        let checked = count::check(tmp).and_then(|s| {
+            if let Some(total) = self.total() {
+                let theirs = count::CountReader::open(&total)?.min_chars;
+                anyhow::ensure!(
+                    theirs == s.min_chars,
+                    "counted with chunks.min_chars = {}, the set's counts with {theirs}",
+                    s.min_chars
+                );
+            }
+            Ok(s)
+        });
+        let summary = match checked {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = std::fs::remove_file(tmp);
+                return Err(e);
+            }
+        };
+        std::fs::File::open(tmp)?.sync_all()?;
+        let path = self
+            .dir
+            .join("batches")
+            .join(format!("{agent}.{batch}.cscounts"));
+        std::fs::rename(tmp, &path)?;
+        crate::durable::sync_dir(&path)?;
+        self.pending.insert((agent.to_string(), batch));
+        Ok(summary)
+    }
+
+    /// The running total, if any batch was merged yet.
+    pub fn total(&self) -> Option<PathBuf> {
+        (self.current.generation > 0).then(|| total_path(&self.dir, self.current.generation))
+    }
+
+    /// Batches taken and not merged yet.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// What the current total holds, for a version discovered from it.
+    pub fn info(&self, threshold: u64) -> CountsInfo {
+        CountsInfo {
+            generation: self.current.generation,
+            batches: self.current.merged.clone(),
+            occurrences: self.current.occurrences,
+            distinct: self.current.distinct,
+            threshold,
+        }
+    }
+
+    /// Adds every waiting batch into a new total (nothing to do when none waits).
+    pub fn merge(&mut self) -> anyhow::Result<Merged> {
+        if self.pending.is_empty() {
+            return Ok(Merged {
+                batches: 0,
+                generation: self.current.generation,
+            });
+        }
+        let mut inputs: Vec<PathBuf> = self.total().into_iter().collect();
+        inputs.extend(self.pending.iter().map(|(a, b)| self.batch_path(a, *b)));
+        let generation = self.current.generation + 1;
+        let out = total_path(&self.dir, generation);
+        count::merge(&inputs, &out)?;
+        std::fs::File::open(&out)?.sync_all()?;
+        let summary = count::check(&out)?;
+        let mut next = Current {
+            generation,
+            merged: self.current.merged.clone(),
+            occurrences: summary.occurrences,
+            distinct: summary.distinct,
+        };
+        for (agent, batch) in &self.pending {
+            next.merged.insert(agent, *batch);
+        }
+        // The commit point: from here on the new total holds these batches.
+        crate::durable::replace(
+            &self.dir.join("CURRENT"),
+            &serde_json::to_vec_pretty(&next)?,
+            true,
+        )?;
+        let old = self.total();
+        let merged = std::mem::take(&mut self.pending);
+        self.current = next;
+        for (agent, batch) in &merged {
+            let _ = std::fs::remove_file(self.batch_path(agent, *batch));
+        }
+        if let Some(old) = old {
+            let _ = std::fs::remove_file(old);
+        }
+        Ok(Merged {
+            batches: merged.len() as u64,
+            generation,
+        })
+    }
+
+    fn batch_path(&self, agent: &str, batch: u64) -> PathBuf {
+        self.dir
+            .join("batches")
+            .join(format!("{agent}.{batch}.cscounts"))
+    }
+}
+
+fn total_path(dir: &Path, generation: u64) -> PathBuf {
+    dir.join(format!("total.{generation}.cscounts"))
+}
+
+/// `AGENT.BATCH.cscounts` → (agent, batch).
+fn batch_of(path: &Path) -> Option<(String, u64)> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".cscounts")?;
+    let (agent, batch) = stem.rsplit_once('.')?;
+    Some((agent.to_string(), batch.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::count::Counter;
+
+    fn batch(dir: &Path, name: &str, items: &[(u32, u64)]) -> PathBuf {
+        let mut c = Counter::new(dir, 1 << 20).unwrap();
+        for &(i, site) in items {
+            c.add(crate::fingerprints::chunks::hash(&i.to_string()), site)
+                .unwrap();
+        }
+        let path = dir.join(name);
+        c.finish(&path, 40).unwrap();
+        path
+    }
+
+    fn totals(counts: &Counts) -> Vec<(u64, u64)> {
+        let mut r = count::CountReader::open(&counts.total().unwrap()).unwrap();
+        let mut out = Vec::new();
+        while let Some(c) = r.next_count().unwrap() {
+            out.push((c.count, c.sites));
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn batches_merge_once_and_survive_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("counts");
+        let mut counts = Counts::open(&store).unwrap();
+        let a1 = batch(dir.path(), "a1", &[(1, 1), (1, 1), (2, 1)]);
+        std::fs::rename(&a1, counts.temporary("a", 1)).unwrap();
+        counts.take("a", 1, &counts.temporary("a", 1)).unwrap();
+        assert!(counts.has("a", 1) && !counts.has("a", 2) && !counts.has("b", 1));
+        assert_eq!(counts.merge().unwrap().batches, 1);
+        let b1 = batch(dir.path(), "b1", &[(1, 2), (3, 2)]);
+        std::fs::rename(&b1, counts.temporary("b", 1)).unwrap();
+        counts.take("b", 1, &counts.temporary("b", 1)).unwrap();
+        drop(counts);
+        // Restarted with b's batch waiting: it is still there, and merged once.
+        let mut counts = Counts::open(&store).unwrap();
+        assert_eq!(counts.pending(), 1);
+        assert!(counts.has("a", 1) && counts.has("b", 1));
+        assert_eq!(
+            counts.merge().unwrap(),
+            Merged {
+                batches: 1,
+                generation: 2
+            }
+        );
+        assert_eq!(counts.merge().unwrap().batches, 0);
+        // chunk 1: 3 times on 2 sites; 2 and 3 once each.
+        assert_eq!(totals(&counts), vec![(1, 1), (1, 1), (3, 2)]);
+        let info = counts.info(2);
+        assert_eq!(
+            (info.occurrences, info.distinct, info.batches.len()),
+            (5, 3, 2)
+        );
+        // A crash after CURRENT was replaced but before the merged batch files
+        // were removed: the next start removes them instead of merging again.
+        std::fs::write(store.join("batches/b.1.cscounts"), b"leftover").unwrap();
+        std::fs::write(store.join("total.1.cscounts"), b"leftover").unwrap();
+        let counts = Counts::open(&store).unwrap();
+        assert_eq!(counts.pending(), 0);
+        assert!(!store.join("batches/b.1.cscounts").exists());
+        assert!(!store.join("total.1.cscounts").exists());
+        assert_eq!(totals(&counts), vec![(1, 1), (1, 1), (3, 2)]);
+    }
+
+    #[test]
+    fn a_batch_that_does_not_check_out_is_refused_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut counts = Counts::open(&dir.path().join("counts")).unwrap();
+        let tmp = counts.temporary("a", 1);
+        std::fs::write(&tmp, b"CSCOUNTS but not really").unwrap();
+        assert!(counts.take("a", 1, &tmp).is_err());
+        assert!(!tmp.exists() && !counts.has("a", 1));
+        // Another min_chars than the total's.
+        let ok = batch(dir.path(), "ok", &[(1, 1)]);
+        std::fs::rename(&ok, &tmp).unwrap();
+        counts.take("a", 1, &tmp).unwrap();
+        counts.merge().unwrap();
+        let mut c = Counter::new(dir.path(), 1 << 20).unwrap();
+        c.add(crate::fingerprints::chunks::hash("x"), 1).unwrap();
+        let tmp = counts.temporary("a", 2);
+        c.finish(&tmp, 80).unwrap();
+        let e = counts.take("a", 2, &tmp).unwrap_err().to_string();
+        assert!(e.contains("min_chars"), "{e}");
+    }
+}

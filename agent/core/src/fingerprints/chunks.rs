@@ -1,0 +1,327 @@
+//! Chunks: the content's paragraphs, normalised and hashed (seed 001 §3.1).
+//!
+//! The normalisation is part of the labeled-set format: a set built on one
+//! machine must match on every other, so it is specified exactly (README,
+//! "Chunk normalisation"), versioned (`NORMALISATION_VERSION`), and done by
+//! well-kept Unicode crates rather than locale-dependent library calls:
+//!
+//! 1. NFKC (`unicode-normalization`),
+//! 2. full Unicode default case folding (`caseless`, CaseFolding.txt C+F),
+//! 3. NFKC again (folding can leave a string that is not NFKC),
+//! 4. every run of `White_Space` characters becomes one U+0020; leading and
+//!    trailing whitespace is removed.
+//!
+//! The chunk hash is SHA-1 of the UTF-8 bytes of the result. The whole-content
+//! hash is SHA-1 of all normalised chunks of the page joined with `\n`.
+//! ASCII paragraphs take a fast path with the same result (NFKC is the
+//! identity on ASCII, and folding is ASCII lower-casing).
+
+use crate::fingerprints::shingles::Shingler;
+use caseless::Caseless;
+use serde::Deserialize;
+use sha1::{Digest, Sha1};
+use std::borrow::Cow;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+/// `[chunks]`: which chunks are matched.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkSettings {
+    pub min_chars: u32,
+}
+
+/// Bumped whenever the normalisation changes; labeled sets record it.
+pub const NORMALISATION_VERSION: u8 = 1;
+
+/// A SHA-1 digest.
+pub type Hash = [u8; 20];
+
+/// Writes the normalised form of `paragraph` into `out` (cleared first).
+pub fn normalise(paragraph: &str, out: &mut String) {
+    out.clear();
+    if paragraph.is_ascii() {
+        // NFKC is the identity on ASCII and folding is lower-casing: copy the
+        // words, then lower-case the result in one pass.
+        collapse(paragraph, out);
+        out.make_ascii_lowercase();
+        return;
+    }
+    // Most text is NFKC already (the quick check says so without
+    // normalising), and most of its characters are ASCII: both shortcuts skip
+    // work without changing the result.
+    let nfkc: Cow<str> = if is_nfkc_quick(paragraph.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(paragraph)
+    } else {
+        Cow::Owned(paragraph.nfkc().collect())
+    };
+    let folded = fold(&nfkc);
+    if is_nfkc_quick(folded.chars()) == IsNormalized::Yes {
+        collapse(&folded, out);
+    } else {
+        collapse(&folded.nfkc().collect::<String>(), out);
+    }
+}
+
+/// Full default case folding. Runs of ASCII are copied at once and
+/// lower-cased together at the end: folding's output is lower-case, so
+/// lower-casing its ASCII again changes nothing.
+fn fold(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len() + text.len() / 8);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ascii = rest
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(rest.len());
+        folded.push_str(&rest[..ascii]);
+        rest = &rest[ascii..];
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            folded.extend(std::iter::once(c).default_case_fold());
+            rest = chars.as_str();
+        }
+    }
+    folded.make_ascii_lowercase();
+    folded
+}
+
+/// Appends the words of `text` to `out`, one U+0020 between them: every run
+/// of `White_Space` characters (Rust's `char::is_whitespace`) is one space,
+/// none at either end.
+fn collapse(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    if spaced_once(bytes) {
+        // What the HTML pass writes: words and single spaces. Nothing to do.
+        return push_word(text, out);
+    }
+    let mut word: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let space = match bytes[i] {
+            b'\t'..=b'\r' | b' ' => 1,
+            // The lead bytes of the non-ASCII White_Space characters
+            // (U+0085, U+00A0, U+1680, U+2000–U+205F, U+3000); any other
+            // byte starts or continues a character that is not a space.
+            0xC2 | 0xE1 | 0xE2 | 0xE3 => match text[i..].chars().next() {
+                Some(c) if c.is_whitespace() => c.len_utf8(),
+                _ => 0,
+            },
+            _ => 0,
+        };
+        if space == 0 {
+            word.get_or_insert(i);
+            i += 1;
+            continue;
+        }
+        if let Some(start) = word.take() {
+            push_word(&text[start..i], out);
+        }
+        i += space;
+    }
+    if let Some(start) = word {
+        push_word(&text[start..], out);
+    }
+}
+
+/// Whether `text` has no space but single U+0020s between words: no control
+/// space, no byte that may begin a non-ASCII space, no two spaces in a row,
+/// none at either end. Written to run over whole vectors of bytes at once.
+fn spaced_once(text: &[u8]) -> bool {
+    let odd = text.iter().fold(0u8, |odd, &b| {
+        odd | u8::from(b.wrapping_sub(b'\t') <= b'\r' - b'\t')
+            | u8::from(b == 0xC2)
+            | u8::from(b.wrapping_sub(0xE1) <= 2)
+    });
+    odd == 0
+        && text.first() != Some(&b' ')
+        && text.last() != Some(&b' ')
+        && memchr::memmem::find(text, b"  ").is_none()
+}
+
+fn push_word(word: &str, out: &mut String) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(word);
+}
+
+/// SHA-1 of a normalised chunk.
+pub fn hash(normalised: &str) -> Hash {
+    Sha1::digest(normalised.as_bytes()).into()
+}
+
+/// Lower-case hex of a hash.
+pub fn to_hex(hash: &Hash) -> String {
+    hex::encode(hash)
+}
+
+/// One chunk of a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    pub hash: Hash,
+    /// Characters (Unicode scalar values) of the normalised chunk.
+    pub chars: u32,
+    /// In the stop-chunk filter: counted, never matched.
+    pub stop: bool,
+}
+
+/// The chunks of a page, its whole-content hash, and the shingle evidence
+/// of its chunks that are not stop chunks (`shingles`).
+#[derive(Debug, Clone, Default)]
+pub struct Chunks {
+    pub chunks: Vec<Chunk>,
+    pub whole: Hash,
+    /// Sampled word shingles, ascending and distinct (`shingles` spec v1).
+    pub shingles: Vec<u64>,
+    /// SimHash of all the shingles; `None` when the content has none.
+    pub simhash: Option<u64>,
+}
+
+/// Normalises and hashes every paragraph; `is_stop` says which are stop
+/// chunks. Shingles are taken from the same normalised text, while it is at
+/// hand, with the specification's parameters.
+pub fn chunk<'a>(
+    paragraphs: impl Iterator<Item = &'a str>,
+    is_stop: impl Fn(&Hash) -> bool,
+) -> Chunks {
+    chunk_with(paragraphs, is_stop, &mut Shingler::default())
+}
+
+/// `chunk` with a given shingler (other `k` or sampling, for measurements).
+pub fn chunk_with<'a>(
+    paragraphs: impl Iterator<Item = &'a str>,
+    is_stop: impl Fn(&Hash) -> bool,
+    shingler: &mut Shingler,
+) -> Chunks {
+    let mut whole = Sha1::new();
+    let mut normalised = String::new();
+    let mut chunks = Vec::new();
+    for (i, p) in paragraphs.enumerate() {
+        normalise(p, &mut normalised);
+        if i > 0 {
+            whole.update(b"\n");
+        }
+        whole.update(normalised.as_bytes());
+        let hash = hash(&normalised);
+        let stop = normalised.is_empty() || is_stop(&hash);
+        if !stop {
+            shingler.add_chunk(&normalised);
+        }
+        chunks.push(Chunk {
+            hash,
+            chars: normalised.chars().count() as u32,
+            stop,
+        });
+    }
+    let (shingles, simhash) = shingler.finish();
+    Chunks {
+        chunks,
+        whole: whole.finalize().into(),
+        shingles,
+        simhash,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> String {
+        let mut out = String::new();
+        normalise(s, &mut out);
+        out
+    }
+
+    #[test]
+    fn normalisation() {
+        assert_eq!(norm("  Hello,\t\n  World  "), "hello, world");
+        // Full case folding: ß → ss; NFKC: the ﬁ ligature → fi, full-width → ASCII.
+        assert_eq!(norm("Straße ﬁnal ＡＢＣ"), "strasse final abc");
+        // NBSP and other Unicode spaces collapse.
+        assert_eq!(norm("a\u{00A0}\u{2003} b"), "a b");
+        // Composed and decomposed forms agree.
+        assert_eq!(norm("Cafe\u{0301}"), norm("Café"));
+        // ASCII fast path equals the general path.
+        assert_eq!(norm("MiXeD Case"), "mixed case");
+        // Folding that leaves a non-NFKC string is normalised again:
+        // U+01F0 (ǰ) folds to j + U+030C, which NFKC composes back.
+        assert_eq!(norm("\u{01F0}"), "\u{01F0}");
+        assert_eq!(norm("ΣΊΣΥΦΟΣ"), "σίσυφοσ");
+    }
+
+    /// The specification, character by character, as it reads (what
+    /// `normalise` computed before its runs-at-once shortcuts).
+    fn by_the_letter(paragraph: &str) -> String {
+        let nfkc: String = paragraph.nfkc().collect();
+        let folded: String = nfkc.chars().default_case_fold().collect();
+        let mut out = String::new();
+        let mut space = false;
+        for c in folded.nfkc() {
+            if c.is_whitespace() {
+                space = !out.is_empty();
+            } else {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_shortcuts_change_nothing() {
+        // Characters where normalisation, folding and spacing interact:
+        // every White_Space kind, combining marks, compatibility forms,
+        // letters whose folding is long or leaves a non-NFKC string.
+        const ALPHABET: &[char] = &[
+            'a', 'Z', 'k', 'K', ' ', '\t', '\n', '\u{0B}', '\u{0C}', '\r', '\u{1C}', '\u{85}',
+            '\u{A0}', '\u{1680}', '\u{2003}', '\u{2028}', '\u{205F}', '\u{3000}', '\u{301}',
+            '\u{308}', '\u{30C}', '\u{A8}', 'é', 'É', 'ß', 'ẞ', 'Σ', 'ς', '\u{1F0}', '\u{212A}',
+            'ﬁ', 'Ａ', 'Ⅻ', '①', 'İ', 'ŉ', 'ǅ', 'ᾈ', '가', '\u{1100}', '\u{1161}', 'Ω', '\u{2126}',
+            '.', '-',
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut out = String::new();
+        for _ in 0..20_000 {
+            let len = (next() % 24) as usize;
+            let text: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .collect();
+            normalise(&text, &mut out);
+            assert_eq!(out, by_the_letter(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_space_starts_with_a_byte_collapse_looks_at() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if c.is_whitespace() {
+                let mut buf = [0; 4];
+                let mut out = String::new();
+                collapse(&format!("a{}b", c.encode_utf8(&mut buf)), &mut out);
+                assert_eq!(out, "a b", "U+{:04X}", c as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn hashes_are_sha1_of_the_normalised_bytes() {
+        // SHA-1("abc"), the FIPS 180 test vector.
+        assert_eq!(
+            to_hex(&hash("abc")),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+        let c = chunk(["ABC", "  "].into_iter(), |_| false);
+        assert_eq!(c.chunks[0].hash, hash("abc"));
+        assert!(c.chunks[1].stop, "the empty chunk is always a stop chunk");
+        assert_eq!(c.whole, hash("abc\n"));
+    }
+}

@@ -1,0 +1,13 @@
+//! Fingerprints: what a page's content hashes to, the same on every machine
+//! (labeled sets built on one are matched on all).
+//!
+//! - `chunks`: paragraphs, normalised and hashed (Ardi & Heidemann's chunks);
+//! - `stopchunks`: common benign paragraphs that are counted, never matched;
+//! - `shingles`: sampled word k-grams, and the page's SimHash from them;
+//! - `simhash`: SimHashes in banded tables, where every fingerprint within
+//!   a few bits is found (near duplicates).
+
+pub mod chunks;
+pub mod shingles;
+pub mod simhash;
+pub mod stopchunks;

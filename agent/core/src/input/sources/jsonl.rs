@@ -1,0 +1,122 @@
+//! JSONL pages: one JSON object per line,
+//! `{"url": "...", "html": "...", "status": 200, "content_type": "...", "fetched_at": "..."}`
+//! (`url` and `html` required). A line that is not such an object becomes an
+//! `error` verdict naming the line; the next line is read as usual.
+
+use super::{open_maybe_gz, Emit, Limits, Source, SourceStats};
+use crate::input::page::{Broken, Input, Origin, Page};
+use serde::Deserialize;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+/// A page as JSON: a JSONL line, or the agent's ingest envelope.
+#[derive(Deserialize)]
+pub struct JsonPage {
+    pub url: String,
+    pub html: String,
+    #[serde(default)]
+    pub status: Option<u16>,
+    #[serde(default)]
+    pub content_type: Option<String>,
+    #[serde(default)]
+    pub fetched_at: Option<String>,
+}
+
+pub struct JsonlSource {
+    path: PathBuf,
+    limits: Limits,
+}
+
+impl JsonlSource {
+    pub fn new(path: PathBuf, limits: Limits) -> Self {
+        JsonlSource { path, limits }
+    }
+}
+
+impl Source for JsonlSource {
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()> {
+        let name = self.path.display().to_string();
+        stats.bytes += std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        let r = open_maybe_gz(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        read_lines(r, &name, &self.limits, emit, stats)
+    }
+}
+
+/// Reads JSONL pages from a stream.
+pub fn read_lines(
+    mut r: impl BufRead,
+    name: &str,
+    limits: &Limits,
+    emit: &mut Emit<'_>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<()> {
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e) => {
+                stats
+                    .failures
+                    .push(format!("{name}: after line {number}: {e}"));
+                return Ok(());
+            }
+        }
+        number += 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let origin = Origin::Jsonl {
+            file: name.to_string(),
+            line: number,
+        };
+        let input = page_from_json(
+            &line,
+            origin,
+            limits.max_page_bytes,
+            &format!("JSONL page (line {number})"),
+        );
+        emit(input)?;
+    }
+}
+
+/// A page from its JSON form (a JSONL line, the agent's ingest envelope, a
+/// NATS or Kafka message), cut at `max_page_bytes`. JSON that is not a page
+/// is a broken input named `what`, with its `url` when it has one.
+pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what: &str) -> Input {
+    match serde_json::from_slice::<JsonPage>(bytes) {
+        Ok(p) => {
+            let mut body = p.html.into_bytes();
+            let truncated = body.len() > max_page_bytes;
+            body.truncate(max_page_bytes);
+            let mut page = Page::new(p.url, body).with_origin(origin);
+            page.status = p.status;
+            page.content_type = p.content_type.map(Into::into);
+            page.fetched_at = p.fetched_at.map(Into::into);
+            page.truncated = truncated;
+            // A JSON string is Unicode: the page's declared charset no longer applies.
+            page.utf8 = true;
+            Input::Page(page)
+        }
+        Err(e) => Input::Broken(Broken {
+            url: json_url(bytes),
+            origin,
+            reason: format!("bad {what}: {e}"),
+        }),
+    }
+}
+
+/// The `url` of a JSON object, if it is one and has one.
+pub fn json_url(bytes: &[u8]) -> Option<String> {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()?
+        .get("url")?
+        .as_str()
+        .map(str::to_string)
+}

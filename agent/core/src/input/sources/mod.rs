@@ -1,0 +1,290 @@
+//! Sources: where pages come from. Each yields `Input`s — pages, or broken
+//! records that still get a verdict — and counts what it skipped.
+
+pub mod html;
+pub mod jsonl;
+pub mod warc;
+
+use crate::input::page::Input;
+use flate2::bufread::MultiGzDecoder;
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Limits every source applies.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Bodies are cut here and marked truncated.
+    pub max_page_bytes: usize,
+    /// HTTP content types (without parameters) that are pages.
+    pub html_content_types: Vec<String>,
+}
+
+impl Limits {
+    pub fn new(s: &super::InputSettings) -> Self {
+        Limits {
+            max_page_bytes: s.max_page_bytes,
+            html_content_types: s
+                .html_content_types
+                .iter()
+                .map(|t| t.to_ascii_lowercase())
+                .collect(),
+        }
+    }
+}
+
+/// What a source read besides pages: records it skipped (by why) and bytes read.
+#[derive(Debug, Default, Clone)]
+pub struct SourceStats {
+    pub skipped: BTreeMap<String, u64>,
+    /// Input files that could not be read to the end, with why.
+    pub failures: Vec<String>,
+    /// Bytes read from the input (compressed size for `.gz`).
+    pub bytes: u64,
+}
+
+impl SourceStats {
+    pub fn skip(&mut self, why: impl Into<String>) {
+        *self.skipped.entry(why.into()).or_default() += 1;
+    }
+}
+
+/// Hands an input on; an error means the consumer has gone away: stop reading.
+pub type Emit<'a> = dyn FnMut(Input) -> anyhow::Result<()> + 'a;
+
+/// A source of pages.
+pub trait Source: Send {
+    /// A name for logs and the summary.
+    fn name(&self) -> String;
+    /// Reads everything, handing each input to `emit`. An `Err` is a failure
+    /// of the whole input (e.g. the file cannot be opened).
+    fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()>;
+}
+
+/// What kind of input a stream holds, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Warc,
+    Jsonl,
+    Html,
+}
+
+/// Opens an input by path (`-` is stdin), recognising the format by content.
+pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
+    let format = if path == "-" {
+        None
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+        Some(sniff(&mut BufReader::new(file)).map_err(|e| anyhow::anyhow!("{path}: {e}"))?)
+    };
+    let limits = limits.clone();
+    Ok(match format {
+        None => Box::new(StdinSource { limits }),
+        Some(Format::Warc) => Box::new(warc::WarcSource::new(PathBuf::from(path), limits)),
+        Some(Format::Jsonl) => Box::new(jsonl::JsonlSource::new(PathBuf::from(path), limits)),
+        Some(Format::Html) => Box::new(html::HtmlFileSource::new(PathBuf::from(path), limits)),
+    })
+}
+
+/// File names a directory walk picks up: the formats the sources read, plain
+/// or gzipped.
+const WALKED: &[&str] = &[
+    ".warc", ".arc", ".jsonl", ".json", ".ndjson", ".html", ".htm", ".xhtml",
+];
+
+/// Whether a directory walk takes this file name: a known extension (plain
+/// or `.gz`), not hidden, not a file still being written (`.open`, `.tmp`).
+/// `.txt` only when `text` (`labels build` reads plain-text documents; a
+/// scan would judge a README as a page).
+pub fn walked_name(name: &str, text: bool) -> bool {
+    if name.starts_with('.') {
+        return false;
+    }
+    let name = name.to_ascii_lowercase();
+    let base = name.strip_suffix(".gz").unwrap_or(&name);
+    WALKED.iter().any(|ext| base.ends_with(ext)) || (text && base.ends_with(".txt"))
+}
+
+/// Expands the inputs of a command: a directory becomes the files below it
+/// that `walked_name` accepts, in sorted path order (so two runs over the
+/// same tree read pages in the same order); files and `-` stay as they are.
+/// A directory that holds no such file is an error: it is almost always the
+/// wrong directory.
+pub fn expand_inputs(inputs: &[String]) -> anyhow::Result<Vec<String>> {
+    expand(inputs, false)
+}
+
+/// As `expand_inputs`, also taking `.txt` files (plain-text documents, for `labels build`).
+pub fn expand_documents(inputs: &[String]) -> anyhow::Result<Vec<String>> {
+    expand(inputs, true)
+}
+
+fn expand(inputs: &[String], text: bool) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let path = Path::new(input);
+        if input == "-" || !path.is_dir() {
+            out.push(input.clone());
+            continue;
+        }
+        let before = out.len();
+        let mut files = Vec::new();
+        walk_dir(path, text, &mut files).map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+        files.sort();
+        out.extend(files.into_iter().map(|p| p.to_string_lossy().into_owned()));
+        anyhow::ensure!(
+            out.len() > before,
+            "{input}: directory holds no WARC, JSONL or HTML file{}",
+            if text { " nor text file" } else { "" }
+        );
+    }
+    Ok(out)
+}
+
+fn walk_dir(dir: &Path, text: bool, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // file_type does not follow links: a link to a directory is not walked
+        // (no cycles), a link to a file is read like a file.
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if !name.starts_with('.') {
+                walk_dir(&entry.path(), text, out)?;
+            }
+        } else if walked_name(&name, text) && entry.path().is_file() {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Recognises WARC (`WARC/`), JSONL (`{`) or HTML (anything else), looking
+/// through gzip.
+pub fn sniff(r: &mut impl BufRead) -> io::Result<Format> {
+    let head = r.fill_buf()?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let mut dec = MultiGzDecoder::new(r);
+        let mut buf = vec![0u8; 512];
+        let mut n = 0;
+        while n < buf.len() {
+            match dec.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if n == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        return Ok(sniff_bytes(&buf[..n]));
+    }
+    Ok(sniff_bytes(head))
+}
+
+fn sniff_bytes(head: &[u8]) -> Format {
+    let trimmed = &head[head.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
+    if trimmed.starts_with(b"WARC/") {
+        Format::Warc
+    } else if trimmed.starts_with(b"{") {
+        Format::Jsonl
+    } else {
+        Format::Html
+    }
+}
+
+/// Opens a file for reading, decompressing gzip when it starts with the gzip magic.
+pub fn open_maybe_gz(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
+    let file = std::fs::File::open(path)?;
+    maybe_gz(Box::new(BufReader::with_capacity(1 << 16, file)))
+}
+
+/// Wraps a reader in a gzip decoder when it starts with the gzip magic.
+pub fn maybe_gz(mut r: Box<dyn BufRead + Send>) -> io::Result<Box<dyn BufRead + Send>> {
+    if r.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            MultiGzDecoder::new(r),
+        )))
+    } else {
+        Ok(r)
+    }
+}
+
+/// Reads at most `max` bytes; says whether there was more.
+pub fn read_capped(r: &mut impl Read, max: usize) -> io::Result<(Vec<u8>, bool)> {
+    let mut body = Vec::new();
+    r.take(max as u64 + 1).read_to_end(&mut body)?;
+    let truncated = body.len() > max;
+    body.truncate(max);
+    Ok((body, truncated))
+}
+
+/// Standard input: WARC, JSONL or a single HTML page, recognised by content.
+pub struct StdinSource {
+    limits: Limits,
+}
+
+impl Source for StdinSource {
+    fn name(&self) -> String {
+        "stdin".into()
+    }
+
+    fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()> {
+        let mut r = maybe_gz(Box::new(BufReader::with_capacity(1 << 16, io::stdin())))?;
+        match sniff_bytes(r.fill_buf()?) {
+            Format::Warc => warc::read_stream(r, "-", &self.limits, emit, stats),
+            Format::Jsonl => jsonl::read_lines(r, "-", &self.limits, emit, stats),
+            Format::Html => html::read_one(r, "-", "stdin:", &self.limits, emit, stats),
+        }
+    }
+}
+
+/// A JSONL file whose first line is a verdict (has `verdict` or `style_fp`):
+/// what `styles` and `quilts` read verdicts from instead of pages.
+pub fn is_verdict_file(path: &Path) -> anyhow::Result<bool> {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let base = name.strip_suffix(".gz").unwrap_or(&name);
+    if ![".jsonl", ".json", ".ndjson"]
+        .iter()
+        .any(|e| base.ends_with(e))
+    {
+        return Ok(false);
+    }
+    let mut r = open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut first = String::new();
+    r.read_line(&mut first)?;
+    Ok(serde_json::from_str::<serde_json::Value>(&first)
+        .map(|v| v.get("verdict").is_some() || v.get("style_fp").is_some())
+        .unwrap_or(false))
+}
+
+/// Reads a verdict file (plain or `.gz`) line by line as `T`, with each
+/// line's number; blank lines are skipped, and a line that is not a `T` is
+/// named on stderr (`who` says which command) and skipped. Returns the
+/// number of lines skipped so.
+pub fn read_verdict_lines<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    who: &str,
+    mut each: impl FnMut(usize, T) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    let r = open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut broken = 0;
+    for (n, line) in r.lines().enumerate() {
+        let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(&line) {
+            Ok(v) => each(n + 1, v)?,
+            Err(e) => {
+                eprintln!(
+                    "crawlsieve {who}: {}:{}: not a verdict: {e}",
+                    path.display(),
+                    n + 1
+                );
+                broken += 1;
+            }
+        }
+    }
+    Ok(broken)
+}

@@ -1,0 +1,294 @@
+//! Configuration: shipped defaults (`rules/defaults.toml`, built into the
+//! binary), then the `defaults.toml` of a `rules_dir` if one is set, then the
+//! config file, then `CRAWLSIEVE_<SECTION>__<KEY>` environment variables, then
+//! flags. Every mistake — an unknown key, a bad value — fails at start-up with
+//! the key and the reason.
+
+use anyhow::{bail, Context};
+use config::{Config, Environment, File, FileFormat};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+// Each section is its module's own; here they are put together.
+pub use crate::extract::{ExtractSettings, ScorerKind};
+pub use crate::filters::FilterSettings;
+pub use crate::fingerprints::chunks::ChunkSettings;
+pub use crate::fingerprints::stopchunks::StopChunkSettings;
+pub use crate::input::site::SiteRule;
+pub use crate::input::InputSettings;
+pub use crate::labels::config::{HubFollowSettings, LabelSettings};
+pub use crate::language::{LanguageSettings, UnknownLanguage};
+pub use crate::neighborhoods::config::NeighborhoodSettings;
+pub use crate::output::OutputSettings;
+
+/// The shipped defaults, as data.
+pub const DEFAULTS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../rules/defaults.toml"
+));
+/// The shipped stop-chunk list.
+pub const STOPCHUNKS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../rules/stopchunks.txt"
+));
+/// The shipped per-site content-tag rules.
+pub const SITES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../rules/sites.toml"
+));
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Worker threads for the pipeline; 0 = one per core.
+    #[serde(default)]
+    pub workers: usize,
+    /// A directory with `defaults.toml`, `stopchunks.txt`, `sites.toml` to use
+    /// instead of the shipped rules (files missing there fall back to shipped ones).
+    #[serde(default)]
+    pub rules_dir: Option<PathBuf>,
+    pub input: InputSettings,
+    pub extract: ExtractSettings,
+    pub filters: FilterSettings,
+    pub language: LanguageSettings,
+    pub chunks: ChunkSettings,
+    pub stopchunks: StopChunkSettings,
+    pub labels: LabelSettings,
+    pub neighborhoods: NeighborhoodSettings,
+    #[serde(default)]
+    pub output: OutputSettings,
+    /// The `[agent]` section belongs to the long-running agent, which reads
+    /// it from the same layers itself (`crawlsieve-daemon`'s
+    /// `AgentSettings::load`): the core lets it through unread.
+    #[serde(default, rename = "agent")]
+    _agent: Option<serde::de::IgnoredAny>,
+    /// Extra per-site content-tag rules (added to those of `sites.toml`).
+    #[serde(default)]
+    pub site: Vec<SiteRule>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct SitesFile {
+    #[serde(default)]
+    site: Vec<SiteRule>,
+}
+
+impl Settings {
+    /// Loads the layered configuration; `overrides` are `(key, value)` pairs
+    /// from flags, e.g. `("labels.files", ...)`.
+    pub fn load(
+        config_file: Option<&Path>,
+        overrides: &[(&str, config::Value)],
+    ) -> anyhow::Result<Self> {
+        let config = Self::layers(config_file, overrides)?;
+        let settings: Settings = config
+            .try_deserialize()
+            .map_err(|e| anyhow::anyhow!("configuration: {e}"))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Every layer of the configuration merged, unread: what `load` reads
+    /// the core's sections from, and the agent its own.
+    pub fn layers(
+        config_file: Option<&Path>,
+        overrides: &[(&str, config::Value)],
+    ) -> anyhow::Result<Config> {
+        // Pass 1 only finds `rules_dir`; pass 2 puts its defaults under the file.
+        let rules_dir = Self::build(None, config_file, overrides)?
+            .get::<Option<PathBuf>>("rules_dir")
+            .unwrap_or(None);
+        let rules_defaults = match &rules_dir {
+            Some(dir) => read_optional(&dir.join("defaults.toml"))?,
+            None => None,
+        };
+        Self::build(rules_defaults.as_deref(), config_file, overrides)
+    }
+
+    /// The shipped defaults alone (what the library uses when given nothing).
+    pub fn defaults() -> Self {
+        Self::load(None, &[]).expect("the shipped defaults are valid")
+    }
+
+    fn build(
+        rules_defaults: Option<&str>,
+        config_file: Option<&Path>,
+        overrides: &[(&str, config::Value)],
+    ) -> anyhow::Result<Config> {
+        let mut b = Config::builder().add_source(File::from_str(DEFAULTS, FileFormat::Toml));
+        if let Some(text) = rules_defaults {
+            b = b.add_source(File::from_str(text, FileFormat::Toml));
+        }
+        if let Some(path) = config_file {
+            if !path.exists() {
+                bail!("config file {}: not found", path.display());
+            }
+            b = b.add_source(File::from(path).format(FileFormat::Toml).required(true));
+        }
+        b = b.add_source(
+            Environment::with_prefix("CRAWLSIEVE")
+                .prefix_separator("_")
+                .separator("__")
+                .try_parsing(true)
+                .list_separator(",")
+                .with_list_parse_key("language.allow")
+                .with_list_parse_key("labels.files")
+                .with_list_parse_key("input.html_content_types"),
+        );
+        for (key, value) in overrides {
+            b = b.set_override(*key, value.clone())?;
+        }
+        b.build().map_err(|e| anyhow::anyhow!("configuration: {e}"))
+    }
+
+    /// Each section checks its own keys; the first mistake names its key.
+    fn validate(&self) -> anyhow::Result<()> {
+        self.input.validate()?;
+        self.filters.validate()?;
+        self.language.validate()?;
+        self.extract.validate()?;
+        self.stopchunks.validate()?;
+        self.labels.validate()?;
+        self.neighborhoods.validate()
+    }
+
+    /// The content scorer: the model of `rules_dir/extractor.json` (else the
+    /// shipped one) or the plain plateau, as `extract.scorer` says.
+    pub fn scorer(&self) -> anyhow::Result<crate::extract::Scorer> {
+        use crate::extract::{model::Model, Scorer};
+        if self.extract.scorer == ScorerKind::Plateau {
+            return Ok(Scorer::Plateau);
+        }
+        let (text, origin) = match self.rules_dir.as_ref().map(|d| {
+            (
+                read_optional(&d.join("extractor.json")),
+                d.join("extractor.json"),
+            )
+        }) {
+            Some((Ok(Some(text)), path)) => (text, path.display().to_string()),
+            Some((Err(e), _)) => return Err(e),
+            _ => (
+                crate::extract::model::SHIPPED.to_string(),
+                "the shipped rules/extractor.json".to_string(),
+            ),
+        };
+        let model = Box::new(Model::parse(&text).with_context(|| origin.clone())?);
+        anyhow::ensure!(
+            self.extract.scorer != ScorerKind::Pruned || model.prunes(),
+            "extract.scorer = \"pruned\": {origin} has no prune cut (\"prune\"); \
+             bench/train_extractor.py writes one"
+        );
+        Ok(match self.extract.scorer {
+            ScorerKind::Auto | ScorerKind::Pruned => Scorer::Auto {
+                model,
+                below: self.extract.learned_below as f32,
+                prune: self.extract.scorer == ScorerKind::Pruned,
+            },
+            _ => Scorer::Learned(model),
+        })
+    }
+
+    /// The headings at which content ends: `rules_dir/closing_headings.txt`,
+    /// else the shipped list. An empty file turns the cut off.
+    pub fn closing_headings(&self) -> anyhow::Result<crate::extract::closing::Headings> {
+        use crate::extract::closing::Headings;
+        if let Some(dir) = &self.rules_dir {
+            let path = dir.join("closing_headings.txt");
+            if let Some(text) = read_optional(&path)? {
+                return Headings::parse(&text).with_context(|| path.display().to_string());
+            }
+        }
+        Ok(Headings::shipped().clone())
+    }
+
+    /// The page-type classifier: `rules_dir/pagetype.json` (made by
+    /// `bench/train_pagetype.py`), else the shipped one. A malformed file is
+    /// a start-up error naming it.
+    pub fn page_types(&self) -> anyhow::Result<crate::extract::pagetype::Model> {
+        use crate::extract::pagetype::Model;
+        if let Some(dir) = &self.rules_dir {
+            let path = dir.join("pagetype.json");
+            if let Some(text) = read_optional(&path)? {
+                return Model::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+            }
+        }
+        Ok(Model::shipped())
+    }
+
+    /// The stop-chunk list: `rules_dir/stopchunks.txt`, else the shipped one.
+    pub fn stopchunk_list(&self) -> anyhow::Result<String> {
+        if let Some(dir) = &self.rules_dir {
+            if let Some(text) = read_optional(&dir.join("stopchunks.txt"))? {
+                return Ok(text);
+            }
+        }
+        Ok(STOPCHUNKS.to_string())
+    }
+
+    /// Site rules: `rules_dir/sites.toml` (else the shipped one) plus `site` entries.
+    pub fn site_rules(&self) -> anyhow::Result<Vec<SiteRule>> {
+        let text = match &self.rules_dir {
+            Some(dir) => {
+                read_optional(&dir.join("sites.toml"))?.unwrap_or_else(|| SITES.to_string())
+            }
+            None => SITES.to_string(),
+        };
+        let file: SitesFile = toml::from_str(&text).context("sites.toml")?;
+        Ok(file
+            .site
+            .into_iter()
+            .chain(self.site.iter().cloned())
+            .collect())
+    }
+}
+
+fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("{}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_defaults_load() {
+        let s = Settings::defaults();
+        assert_eq!(s.filters.min_words, 50);
+        assert!((s.filters.max_link_density - 0.2).abs() < 1e-9);
+        assert_eq!(s.language.unknown, UnknownLanguage::Keep);
+        assert!(s.language.allow.is_empty());
+    }
+
+    #[test]
+    fn mistakes_name_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[filters]\nmin_wrods = 3\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("min_wrods"), "{err}");
+        std::fs::write(&path, "[language]\nallow = [\"english\"]\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("language.allow"), "{err}");
+        // Codes only the profiles know, and macrolanguages, are accepted.
+        std::fs::write(&path, "[language]\nallow = [\"kaz\", \"hbs\", \"eng\"]\n").unwrap();
+        assert!(Settings::load(Some(&path), &[]).is_ok());
+        std::fs::write(&path, "[language]\nmin_margin = 9\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("language.min_margin"), "{err}");
+        std::fs::write(&path, "[language]\noutsider_probability = 0.2\n").unwrap();
+        let err = Settings::load(Some(&path), &[]).unwrap_err().to_string();
+        assert!(err.contains("language.outsider_probability"), "{err}");
+        std::fs::write(&path, "[language]\noutsider_probability = 0\n").unwrap();
+        assert!(
+            Settings::load(Some(&path), &[]).is_ok(),
+            "0 turns the veto off"
+        );
+        std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
+        let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
+        assert_eq!(s.filters.min_words, 9, "flags override the file");
+    }
+}

@@ -1,0 +1,337 @@
+//! The verdict: one per page, the only thing sinks see. Schema in the README.
+
+use crate::input::page::Origin;
+use serde::Serialize;
+
+/// What the agent says about a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Substantive text, not copied from a labeled set.
+    Keep,
+    /// Failed a filter; `reasons` says which.
+    Drop,
+    /// Substantive text, copied (partly or wholly) from a labeled set.
+    Flag,
+    /// Could not be judged; `error` says why.
+    Error,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Keep, Kind::Drop, Kind::Flag, Kind::Error];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Keep => "keep",
+            Kind::Drop => "drop",
+            Kind::Flag => "flag",
+            Kind::Error => "error",
+        }
+    }
+}
+
+/// Why: the filter that dropped a page, why it was flagged, or a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    // Filters, in the order they run (DSpin §V-B).
+    NoVisibleText,
+    NoContentTag,
+    TooShort,
+    LinkDense,
+    Language,
+    // Flags: the copy rules (on a dropped page they follow the drop reason as notes).
+    LabeledChunks,
+    LabeledShingles,
+    LabeledText,
+    NearDuplicate,
+    WholeContent,
+    // Notes that do not decide the verdict.
+    Truncated,
+    LanguageUnknown,
+    DecodeErrors,
+    // Errors.
+    BrokenInput,
+    BinaryBody,
+    ParseError,
+    /// The page outran its time budget (`input.max_page_ms`).
+    TooSlow,
+    InternalError,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NoVisibleText => "no_visible_text",
+            Reason::NoContentTag => "no_content_tag",
+            Reason::TooShort => "too_short",
+            Reason::LinkDense => "link_dense",
+            Reason::Language => "language",
+            Reason::LabeledChunks => "labeled_chunks",
+            Reason::LabeledShingles => "labeled_shingles",
+            Reason::LabeledText => "labeled_text",
+            Reason::NearDuplicate => "near_duplicate",
+            Reason::WholeContent => "whole_content",
+            Reason::Truncated => "truncated",
+            Reason::LanguageUnknown => "language_unknown",
+            Reason::DecodeErrors => "decode_errors",
+            Reason::BrokenInput => "broken_input",
+            Reason::BinaryBody => "binary_body",
+            Reason::ParseError => "parse_error",
+            Reason::TooSlow => "too_slow",
+            Reason::InternalError => "internal_error",
+        }
+    }
+}
+
+impl Reason {
+    /// The copy rules: a page with one of these was found to copy labeled content.
+    pub const COPY: [Reason; 5] = [
+        Reason::WholeContent,
+        Reason::LabeledChunks,
+        Reason::LabeledShingles,
+        Reason::LabeledText,
+        Reason::NearDuplicate,
+    ];
+
+    pub fn is_copy(self) -> bool {
+        Self::COPY.contains(&self)
+    }
+}
+
+/// What a page adds to its neighborhoods' badness: 1 when a copy rule fired,
+/// else the larger of its chunk and shingle containment; nothing when the
+/// page had no content to match. One function for live verdicts and verdict
+/// files read back, so both judge sites alike.
+pub fn contribution(
+    copied: bool,
+    contains: Option<f64>,
+    shingle_contains: Option<f64>,
+) -> Option<f64> {
+    if copied {
+        return Some(1.0);
+    }
+    match (contains, shingle_contains) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Matched chunks and shingles per label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelCount {
+    pub label: String,
+    pub chunks: u32,
+    pub shingles: u32,
+}
+
+/// One page's verdict and the figures behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Stable id: the WARC-Record-ID, else BLAKE3 of URL and body (40 hex digits).
+    pub id: String,
+    pub url: String,
+    /// Registered domain (public-suffix aware), or the host for IPs and unknown suffixes.
+    pub site: Option<String>,
+    pub verdict: Kind,
+    pub reasons: Vec<Reason>,
+    pub origin: Origin,
+    pub status: Option<u16>,
+    pub fetched_at: Option<String>,
+    pub title: Option<String>,
+    /// Body bytes judged (after the size cap).
+    pub bytes: u64,
+    /// Visible words on the whole page.
+    pub page_words: u32,
+    /// Words of the extracted content.
+    pub words: u32,
+    /// `<a href>` inside the content.
+    pub links: u32,
+    /// links / words of the content.
+    pub link_density: f64,
+    /// ISO 639-3 code, or `unknown`; absent when the page was dropped before detection.
+    pub lang: Option<String>,
+    pub lang_confidence: Option<f64>,
+    /// Paragraph chunks of the content.
+    pub chunks: u32,
+    pub stop_chunks: u32,
+    /// Chunks shorter than `chunks.min_chars`: neither matched nor counted.
+    pub short_chunks: u32,
+    pub matched_chunks: u32,
+    /// contains(L, f) = matched / (chunks − stop − short); absent when not computed.
+    pub contains: Option<f64>,
+    /// The whole-content hash is in a labeled set.
+    pub whole_match: bool,
+    /// Characters of the matched chunks: labeled text found, however much else the page holds.
+    pub labeled_chars: u32,
+    /// Sampled word shingles of the content (README, "Shingles").
+    pub shingles: u32,
+    pub matched_shingles: u32,
+    /// matched_shingles / shingles; absent when the page has no shingle.
+    pub shingle_contains: Option<f64>,
+    /// 64-bit SimHash of the content's shingles, 16 hex digits.
+    pub simhash: Option<String>,
+    /// Bits between the page's SimHash and the nearest labeled page's, when within
+    /// `labels.near_duplicate_bits`.
+    pub near_duplicate: Option<u32>,
+    /// Labels whose chunks matched, with counts.
+    pub labels: Vec<LabelCount>,
+    /// Versions of the labeled sets the page was judged against.
+    pub labels_version: Option<String>,
+    /// SHA-1 (hex) of the normalised content (see README).
+    pub content_sha1: Option<String>,
+    /// Extracted content (only when `output.content` is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Hidden-style fingerprint of the page's markup (only when
+    /// `output.style_fp` is on): 128 `u32`, little-endian, URL-safe base64.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub style_fp: Option<String>,
+    /// Time spent judging the page, µs.
+    pub elapsed_us: u64,
+    pub error: Option<String>,
+    /// The page's matchable chunk hashes and shingle records, for an agent
+    /// that counts what it judges (`[agent.counts]`); never written out.
+    #[serde(skip)]
+    pub counted: Vec<crate::fingerprints::chunks::Hash>,
+}
+
+impl Verdict {
+    /// An empty verdict of kind `keep` for a page, to be filled in.
+    pub fn new(id: String, url: String, origin: Origin) -> Self {
+        Verdict {
+            id,
+            url,
+            site: None,
+            verdict: Kind::Keep,
+            reasons: Vec::new(),
+            origin,
+            status: None,
+            fetched_at: None,
+            title: None,
+            bytes: 0,
+            page_words: 0,
+            words: 0,
+            links: 0,
+            link_density: 0.0,
+            lang: None,
+            lang_confidence: None,
+            chunks: 0,
+            stop_chunks: 0,
+            short_chunks: 0,
+            matched_chunks: 0,
+            contains: None,
+            whole_match: false,
+            labeled_chars: 0,
+            shingles: 0,
+            matched_shingles: 0,
+            shingle_contains: None,
+            simhash: None,
+            near_duplicate: None,
+            labels: Vec::new(),
+            labels_version: None,
+            content_sha1: None,
+            content: None,
+            counted: Vec::new(),
+            style_fp: None,
+            elapsed_us: 0,
+            error: None,
+        }
+    }
+
+    /// Whether a copy rule fired (also on a dropped page, where they are notes).
+    pub fn copied(&self) -> bool {
+        self.reasons.iter().any(|r| r.is_copy())
+    }
+
+    /// Marks the verdict as an error.
+    pub fn fail(&mut self, reason: Reason, error: impl Into<String>) {
+        self.verdict = Kind::Error;
+        self.reasons.push(reason);
+        self.error = Some(error.into());
+    }
+}
+
+/// A line of a verdict stream read back (by `report` and `annotate-log`):
+/// the fields they need, leniently (unknown fields are ignored, so streams
+/// written by older or newer versions still read).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct VerdictRecord {
+    /// `site_flag` for site-flag events; absent on verdicts.
+    #[serde(rename = "type", default)]
+    pub line_type: Option<String>,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub site: Option<String>,
+    #[serde(default)]
+    pub verdict: Option<String>,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub contains: Option<f64>,
+    #[serde(default)]
+    pub whole_match: bool,
+    #[serde(default)]
+    pub shingle_contains: Option<f64>,
+    #[serde(default)]
+    pub words: Option<u32>,
+    #[serde(default)]
+    pub labels_version: Option<String>,
+    #[serde(default)]
+    pub origin: Option<OriginRecord>,
+    /// With `output.content` (what `quilts` reads).
+    #[serde(default)]
+    pub content: Option<String>,
+    /// With `output.style_fp` (what `styles` reads).
+    #[serde(default)]
+    pub style_fp: Option<String>,
+}
+
+/// Where a verdict's page came from, read back (the fields `cdx` joins on).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct OriginRecord {
+    pub kind: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub offset: Option<u64>,
+}
+
+impl VerdictRecord {
+    /// A verdict (not a site flag or another event).
+    pub fn is_verdict(&self) -> bool {
+        self.line_type.is_none() && self.verdict.is_some()
+    }
+
+    /// What the page adds to its neighborhoods ([`contribution`]).
+    pub fn contribution(&self) -> Option<f64> {
+        let copied = self.whole_match
+            || self
+                .reasons
+                .iter()
+                .any(|r| Reason::COPY.iter().any(|c| c.as_str() == r));
+        contribution(copied, self.contains, self.shingle_contains)
+    }
+}
+
+/// A neighborhood became bad, or recovered: the other output record beside
+/// verdicts (neighborhoods make it; sinks write it; the crawl log and the
+/// report read it back).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct SiteFlag {
+    /// Always `site_flag` (tells these lines from verdicts in a JSONL stream).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `host/path/` for a path prefix, the registered domain for a domain.
+    pub neighborhood: String,
+    /// `bad` or `recovered`.
+    pub state: String,
+    pub badness: f64,
+    pub pages: u32,
+    pub threshold: f64,
+    /// RFC 3339, UTC.
+    pub at: String,
+}

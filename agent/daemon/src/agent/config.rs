@@ -1,0 +1,314 @@
+//! `[agent]`: what the long-running agent takes pages from and sends verdicts to.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// HTTP listener: `POST /v1/pages` (with an `http` source), `/metrics`, `/healthz`.
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    #[serde(default)]
+    pub sources: Vec<SourceConfig>,
+    #[serde(default)]
+    pub sinks: Vec<SinkConfig>,
+    /// Pages waiting for a worker; beyond it, sources are pushed back.
+    #[serde(default = "default_queue")]
+    pub queue: usize,
+    #[serde(default)]
+    pub spool: SpoolSettings,
+    /// Open HTTP connections at most; beyond, `503` at once.
+    #[serde(default = "default_connections")]
+    pub max_connections: usize,
+    /// Open HTTP connections at most from one client address.
+    #[serde(default = "default_connections")]
+    pub max_connections_per_client: usize,
+    /// Count the chunks and shingles of the pages judged and send them to the
+    /// hub, which discovers a blind set from every agent's counts.
+    #[serde(default)]
+    pub counts: Option<CountsSettings>,
+}
+
+impl AgentSettings {
+    /// The `[agent]` section of the same layered configuration the core's
+    /// settings come from (shipped defaults, `rules_dir`, the file, the
+    /// environment, `--set`): a mistake in it names the key at start-up.
+    pub fn load(
+        config_file: Option<&Path>,
+        overrides: &[(&str, config::Value)],
+    ) -> anyhow::Result<Self> {
+        let layers = crawlsieve_core::Settings::layers(config_file, overrides)?;
+        let agent: AgentSettings = match layers.get("agent") {
+            Ok(agent) => agent,
+            Err(config::ConfigError::NotFound(_)) => anyhow::bail!(
+                "configuration: `crawlsieve agent` needs an [agent] section with sources and sinks"
+            ),
+            Err(e) => anyhow::bail!("configuration: {e}"),
+        };
+        anyhow::ensure!(
+            !agent.sinks.is_empty(),
+            "configuration: key `agent.sinks`: declare at least one sink"
+        );
+        anyhow::ensure!(
+            !agent.sources.is_empty(),
+            "configuration: key `agent.sources`: declare at least one source"
+        );
+        Ok(agent)
+    }
+}
+
+/// `[agent.counts]`: what the agent counts for the hub, and how it ships it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountsSettings {
+    /// The blind set these counts feed (the hub's `--blind NAME=…`).
+    pub set: String,
+    /// The hub's base URL (default: `labels.hub.url`).
+    #[serde(default)]
+    pub hub: Option<String>,
+    /// A file holding the count token (else `CRAWLSIEVE_HUB_COUNT_TOKEN`).
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
+    /// Batches waiting for the hub, the spill of the counter, the agent id.
+    #[serde(default = "default_counts_dir")]
+    pub dir: PathBuf,
+    /// This agent's name at the hub (default: made once and kept in `dir`).
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// A batch is cut at least this often, in seconds (when it holds anything).
+    #[serde(default = "default_counts_interval")]
+    pub interval_seconds: u64,
+    /// …and whenever it holds this many occurrences.
+    #[serde(default = "default_counts_batch")]
+    pub max_occurrences: u64,
+    /// Occurrences held in memory before a sorted run is spilled, in MB.
+    #[serde(default = "default_counts_memory")]
+    pub memory_mb: usize,
+}
+
+fn default_counts_dir() -> PathBuf {
+    PathBuf::from("crawlsieve-counts")
+}
+fn default_counts_interval() -> u64 {
+    300
+}
+fn default_counts_batch() -> u64 {
+    2_000_000
+}
+fn default_counts_memory() -> usize {
+    64
+}
+
+fn default_connections() -> usize {
+    1024
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:7700".into()
+}
+
+fn default_queue() -> usize {
+    64
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpoolSettings {
+    #[serde(default = "default_spool_dir")]
+    pub dir: PathBuf,
+    /// Bytes of verdicts a sink may hold while its broker is down; when full, no pages are taken.
+    #[serde(default = "default_spool_bytes")]
+    pub max_bytes: u64,
+    /// When a spooled verdict reaches the disk: `always` (before its page is
+    /// acknowledged: nothing acknowledged is lost to a power cut) or `interval`
+    /// (every `sync_interval_ms`: faster on slow disks; a machine crash may
+    /// lose that much).
+    #[serde(default)]
+    pub sync: SpoolSync,
+    #[serde(default)]
+    pub sync_interval_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpoolSync {
+    #[default]
+    Always,
+    Interval,
+}
+
+impl SpoolSettings {
+    /// The sync policy, or why the two keys do not fit together.
+    pub fn policy(&self) -> anyhow::Result<crate::sinks::spool::SyncPolicy> {
+        use crate::sinks::spool::SyncPolicy;
+        match (self.sync, self.sync_interval_ms) {
+            (SpoolSync::Always, None) => Ok(SyncPolicy::Always),
+            (SpoolSync::Always, Some(_)) => anyhow::bail!(
+                "agent.spool.sync_interval_ms: only used with agent.spool.sync = \"interval\""
+            ),
+            (SpoolSync::Interval, ms) => {
+                let ms = ms.unwrap_or(100);
+                if !(1..=60_000).contains(&ms) {
+                    anyhow::bail!("agent.spool.sync_interval_ms: {ms} is not in 1..=60000");
+                }
+                Ok(SyncPolicy::Interval(std::time::Duration::from_millis(ms)))
+            }
+        }
+    }
+}
+
+impl Default for SpoolSettings {
+    fn default() -> Self {
+        SpoolSettings {
+            dir: default_spool_dir(),
+            max_bytes: default_spool_bytes(),
+            sync: SpoolSync::Always,
+            sync_interval_ms: None,
+        }
+    }
+}
+
+fn default_spool_dir() -> PathBuf {
+    PathBuf::from("crawlsieve-spool")
+}
+
+fn default_spool_bytes() -> u64 {
+    1 << 30
+}
+
+/// A source of pages.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SourceConfig {
+    /// `POST /v1/pages` on `agent.listen`.
+    Http {},
+    /// Pages published by the crawler to a NATS JetStream subject (JSON envelopes),
+    /// read with a durable pull consumer; each acked once its verdict is delivered.
+    Nats {
+        #[serde(default = "default_nats_url")]
+        url: String,
+        /// The stream holding the pages (created with `subject` when missing).
+        stream: String,
+        subject: String,
+        #[serde(default = "default_consumer")]
+        consumer: String,
+        /// After this long with nothing received, the source asks the server
+        /// whether pages are waiting; waiting and no progress one period later
+        /// = a stalled consumer, started again.
+        #[serde(default = "default_stall_ms")]
+        stall_after_ms: u64,
+    },
+    /// Pages on a Kafka topic (JSON envelopes), read in a consumer group; offsets
+    /// are committed only past pages whose verdicts are delivered.
+    Kafka {
+        brokers: String,
+        topic: String,
+        #[serde(default = "default_group")]
+        group: String,
+        /// As for NATS, with the group's lag and committed offsets.
+        #[serde(default = "default_stall_ms")]
+        stall_after_ms: u64,
+        /// With neighborhoods on: the topic each partition's neighborhood state
+        /// is checkpointed to and handed over through when partitions move
+        /// between the agents of the group (default `<topic>.crawlsieve-neighborhoods`,
+        /// created compacted with the page topic's partition count when missing).
+        #[serde(default)]
+        neighborhoods_topic: Option<String>,
+        /// Seconds between checkpoints of the partitions' neighborhood state;
+        /// offsets are committed with each one, so a crashed agent's pages since
+        /// its last checkpoint are read again (judged again, counted once).
+        #[serde(default = "default_checkpoint_seconds")]
+        checkpoint_seconds: u64,
+    },
+    /// A directory the crawler writes WARC files into: each new `*.warc` /
+    /// `*.warc.gz` is processed once (in-progress names such as Heritrix's
+    /// `.open` are ignored); progress is checkpointed so a restart neither
+    /// skips nor repeats a file.
+    WarcDir {
+        path: PathBuf,
+        /// Checkpoint file (default: `.crawlsieve-checkpoint.json` in the directory).
+        #[serde(default)]
+        checkpoint: Option<PathBuf>,
+        #[serde(default = "default_poll")]
+        poll_seconds: u64,
+    },
+}
+
+fn default_consumer() -> String {
+    "crawlsieve".into()
+}
+fn default_group() -> String {
+    "crawlsieve".into()
+}
+fn default_checkpoint_seconds() -> u64 {
+    5
+}
+fn default_stall_ms() -> u64 {
+    30_000
+}
+fn default_poll() -> u64 {
+    5
+}
+
+/// A destination for verdicts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SinkConfig {
+    /// JSON lines, rotated by size.
+    Jsonl {
+        path: PathBuf,
+        #[serde(default = "default_rotate")]
+        rotate_bytes: u64,
+    },
+    /// NATS JetStream: message id = verdict id, so the stream de-duplicates retries.
+    Nats {
+        #[serde(default = "default_nats_url")]
+        url: String,
+        #[serde(default = "default_stream")]
+        stream: String,
+        #[serde(default = "default_subject")]
+        subject: String,
+        /// How long a publish waits for the stream's ack before the verdict is spooled.
+        #[serde(default = "default_ack_ms")]
+        ack_timeout_ms: u64,
+        /// The stream's de-duplication window, when the agent creates the stream.
+        #[serde(default = "default_dedup_s")]
+        duplicate_window_seconds: u64,
+    },
+    /// Kafka: key = site, so one site's verdicts stay in one partition, in order;
+    /// idempotent producer (no duplicates from the producer's own retries).
+    Kafka {
+        brokers: String,
+        topic: String,
+        #[serde(default = "default_ack_ms")]
+        ack_timeout_ms: u64,
+        /// Idempotent producer (no duplicates from its own retries). tansu 0.6
+        /// loses idempotent producers' state when it restarts: set false there.
+        #[serde(default = "default_true")]
+        idempotent: bool,
+    },
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_rotate() -> u64 {
+    256 << 20
+}
+fn default_nats_url() -> String {
+    "nats://127.0.0.1:4222".into()
+}
+fn default_stream() -> String {
+    "CRAWLSIEVE".into()
+}
+fn default_subject() -> String {
+    "crawlsieve.verdicts".into()
+}
+fn default_ack_ms() -> u64 {
+    2000
+}
+fn default_dedup_s() -> u64 {
+    600
+}

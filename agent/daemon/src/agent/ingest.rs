@@ -1,0 +1,140 @@
+//! `POST /v1/pages`: a crawler hands over one fetched page.
+//!
+//! Two forms:
+//! - the body is the page's bytes, with `X-Crawlsieve-Url` (required),
+//!   `Content-Type` (the page's, charset included), and optionally
+//!   `X-Crawlsieve-Status`, `X-Crawlsieve-Fetched-At`, `X-Crawlsieve-Id`;
+//! - `Content-Type: application/json` with an envelope
+//!   `{"url", "html", "status", "content_type", "fetched_at"}` (the JSONL page form).
+//!
+//! Answers: `200` with the verdict once every sink accepted it (the page is
+//! acknowledged); `503` with `Retry-After` when the agent is saturated or a
+//! spool is full (retry later: nothing was taken); `400` for a request that
+//! is not a page (no URL). A malformed envelope is a page with an `error`
+//! verdict, like any broken input.
+
+use super::Agent;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use crawlsieve_core::input::page::{Input, Origin, Page};
+use crawlsieve_core::input::sources::jsonl::{json_url, page_from_json};
+use std::sync::Arc;
+use std::time::Instant;
+
+pub fn router(agent: Arc<Agent>, ingest: bool) -> Router {
+    let limit = agent.max_page_bytes.saturating_mul(2).max(1 << 20);
+    let mut r = Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(metrics));
+    if ingest {
+        r = r.route("/v1/pages", post(pages));
+    }
+    r.layer(DefaultBodyLimit::max(limit)).with_state(agent)
+}
+
+async fn metrics(State(agent): State<Arc<Agent>>) -> Response {
+    agent.refresh_gauges();
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        agent.metrics.encode(),
+    )
+        .into_response()
+}
+
+fn refuse(agent: &Agent, why: &str, retry_after: u64) -> Response {
+    agent
+        .metrics
+        .rejected
+        .get_or_create(&super::metrics::WhyLabel { why: why.into() })
+        .inc();
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, retry_after.to_string())],
+        format!("{why}; retry later\n"),
+    )
+        .into_response()
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+/// The page a request carries, or why it is not one.
+fn parse(agent: &Agent, headers: &HeaderMap, body: Bytes) -> Result<Input, String> {
+    let id = header_str(headers, "x-crawlsieve-id")
+        .unwrap_or_default()
+        .to_string();
+    let origin = Origin::Ingest { id };
+    let content_type = header_str(headers, "content-type").unwrap_or_default();
+    if content_type.starts_with("application/json") {
+        // JSON without a URL is not a page at all; with one, a bad envelope is a broken page.
+        if json_url(&body).is_none() {
+            return Err("not a page envelope (a JSON object with `url` and `html`)".into());
+        }
+        return Ok(page_from_json(
+            &body,
+            origin,
+            agent.max_page_bytes,
+            "page envelope",
+        ));
+    }
+    let url = header_str(headers, "x-crawlsieve-url")
+        .filter(|u| !u.is_empty())
+        .ok_or("missing X-Crawlsieve-Url header")?
+        .to_string();
+    let mut bytes = body.to_vec();
+    let truncated = bytes.len() > agent.max_page_bytes;
+    bytes.truncate(agent.max_page_bytes);
+    let mut page = Page::new(url, bytes).with_origin(origin);
+    page.status = header_str(headers, "x-crawlsieve-status").and_then(|s| s.parse().ok());
+    page.content_type = Some(content_type.to_string())
+        .filter(|c| !c.is_empty())
+        .map(Into::into);
+    page.fetched_at = header_str(headers, "x-crawlsieve-fetched-at").map(|s| s.to_string().into());
+    page.truncated = truncated;
+    Ok(Input::Page(page))
+}
+
+async fn pages(State(agent): State<Arc<Agent>>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = Instant::now();
+    if agent.spool_full() {
+        return refuse(&agent, "spool_full", 5);
+    }
+    let input = match parse(&agent, &headers, body) {
+        Ok(i) => i,
+        Err(why) => {
+            agent
+                .metrics
+                .rejected
+                .get_or_create(&super::metrics::WhyLabel {
+                    why: "not_a_page".into(),
+                })
+                .inc();
+            return (StatusCode::BAD_REQUEST, format!("{why}\n")).into_response();
+        }
+    };
+    let Ok(reply) = agent.pool.submit(input) else {
+        return refuse(&agent, "queue_full", 1);
+    };
+    agent.metrics.pages_in.inc();
+    let verdict = match reply.await {
+        Ok(v) => v,
+        Err(_) => return refuse(&agent, "worker_stopped", 1),
+    };
+    if let Err(e) = agent.deliver(&verdict, None).await {
+        tracing::warn!(error = %e, id = %verdict.id, "verdict not accepted by every sink");
+        return refuse(&agent, "sink_unavailable", 5);
+    }
+    agent
+        .metrics
+        .latency
+        .observe(started.elapsed().as_secs_f64());
+    (StatusCode::OK, axum::Json(verdict)).into_response()
+}

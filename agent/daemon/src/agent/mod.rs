@@ -1,0 +1,216 @@
+//! The long-running agent: pages in from a crawler, the same `Pipeline` as
+//! `scan`, verdicts out to every configured sink, at least once.
+//!
+//! A page is acknowledged (the HTTP request answered 200 with its verdict)
+//! only after every sink accepted the verdict — published and acked by the
+//! broker, or written to the sink's disk spool while the broker is down.
+//! When the worker queue or a spool is full, the page is refused with 503 and
+//! `Retry-After` (back-pressure) rather than dropped. SIGTERM/SIGINT stop new
+//! pages, let the ones in flight finish, flush the sinks and save state.
+//!
+//! - `config`: the `[agent]` settings; `pool`: worker threads behind a
+//!   bounded queue; `metrics`: `/metrics`; `ingest`: `POST /v1/pages`.
+
+pub mod config;
+pub mod counts;
+pub mod feed;
+pub mod follow;
+pub mod ingest;
+pub mod metrics;
+pub mod pool;
+mod run;
+pub mod sources;
+
+pub use run::run;
+
+use crate::sinks::kafka::KafkaSink;
+use crate::sinks::nats::NatsSink;
+use crate::sinks::rotating::RotatingJsonl;
+use crawlsieve_core::neighborhoods::shards::Place;
+use crawlsieve_core::neighborhoods::tracker::Tracker;
+use crawlsieve_core::pipeline::Pipeline;
+use crawlsieve_core::verdict::SiteFlag;
+use crawlsieve_core::verdict::Verdict;
+use metrics::{Metrics, ReasonLabel, SinkLabel, VerdictLabel};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One configured destination.
+pub enum Output {
+    Jsonl(RotatingJsonl),
+    Nats(Arc<NatsSink>),
+    Kafka(Arc<KafkaSink>),
+}
+
+/// Everything a request handler needs.
+pub struct Agent {
+    pub pool: pool::Pool,
+    pub outputs: Vec<Output>,
+    pub metrics: Metrics,
+    /// Held only for a page's bookkeeping, never across an await (the Kafka
+    /// source's rebalance callbacks take it from synchronous code).
+    pub tracker: Option<std::sync::Mutex<Tracker>>,
+    pub pipeline: Arc<Pipeline>,
+    pub max_page_bytes: usize,
+    /// Counting the pages judged for the hub (`[agent.counts]`).
+    pub counts: Option<counts::Counting>,
+}
+
+impl Agent {
+    /// True when some spool cannot take another message: take no pages.
+    pub fn spool_full(&self) -> bool {
+        self.outputs.iter().any(|o| match o {
+            Output::Nats(n) => n.delivery.spool.would_overflow(64 * 1024),
+            Output::Kafka(k) => k.delivery.spool.would_overflow(64 * 1024),
+            Output::Jsonl(_) => false,
+        })
+    }
+
+    /// `key` orders messages where the broker can (Kafka: the site).
+    async fn send_all(&self, key: &str, id: &str, payload: &[u8]) -> anyhow::Result<()> {
+        for o in &self.outputs {
+            match o {
+                Output::Jsonl(j) => j.send(payload)?,
+                Output::Nats(n) => n.send(id, payload).await?,
+                Output::Kafka(k) => k.send(key, id, payload).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends a verdict to every sink; Ok means every sink accepted it. `place`:
+    /// where the page sits in a partitioned source (its neighborhoods are the
+    /// partition's).
+    pub async fn deliver(&self, v: &Verdict, place: Option<&Place>) -> anyhow::Result<()> {
+        let payload = serde_json::to_vec(v)?;
+        self.send_all(v.site.as_deref().unwrap_or(""), &v.id, &payload)
+            .await?;
+        self.metrics
+            .verdicts_out
+            .get_or_create(&VerdictLabel {
+                verdict: v.verdict.as_str().to_string(),
+            })
+            .inc();
+        for r in &v.reasons {
+            self.metrics
+                .reasons
+                .get_or_create(&ReasonLabel {
+                    reason: r.as_str().to_string(),
+                })
+                .inc();
+        }
+        if let Some(t) = &self.tracker {
+            let flags = {
+                let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
+                match place {
+                    Some(place) => t.observe_at(v, place)?,
+                    None => t.observe(v)?,
+                }
+            };
+            for f in flags {
+                self.deliver_flag(&f).await?;
+            }
+        }
+        if let Some(c) = &self.counts {
+            c.add(v.site.as_deref().unwrap_or(""), &v.counted).await;
+        }
+        Ok(())
+    }
+
+    async fn deliver_flag(&self, f: &SiteFlag) -> anyhow::Result<()> {
+        let id = format!("site_flag:{}:{}:{}", f.neighborhood, f.state, f.pages);
+        self.send_all(&f.neighborhood, &id, &serde_json::to_vec(f)?)
+            .await?;
+        self.metrics.site_flags.inc();
+        Ok(())
+    }
+
+    /// Refreshes gauges read at scrape time.
+    pub fn refresh_gauges(&self) {
+        for o in &self.outputs {
+            let (delivery, duplicates) = match o {
+                Output::Nats(n) => (&n.delivery, Some(&n.duplicates)),
+                Output::Kafka(k) => (&k.delivery, None),
+                Output::Jsonl(_) => continue,
+            };
+            let label = SinkLabel {
+                sink: delivery.name.clone(),
+            };
+            self.metrics
+                .spool_depth
+                .get_or_create(&label)
+                .set(delivery.spool.depth() as i64);
+            let counter = self.metrics.sink_failures.get_or_create(&label);
+            let now = delivery.failures.load(Ordering::Relaxed);
+            counter.inc_by(now.saturating_sub(counter.get()));
+            if let Some(d) = duplicates {
+                let counter = self.metrics.sink_duplicates.get_or_create(&label);
+                let now = d.load(Ordering::Relaxed);
+                counter.inc_by(now.saturating_sub(counter.get()));
+            }
+        }
+        if let Some(c) = &self.counts {
+            let s = &c.stats;
+            let m = &self.metrics;
+            m.counts_occurrences.inc_by(
+                s.occurrences
+                    .load(Ordering::Relaxed)
+                    .saturating_sub(m.counts_occurrences.get()),
+            );
+            for (outcome, n) in [
+                ("cut", &s.cut),
+                ("shipped", &s.shipped),
+                ("duplicate", &s.duplicates),
+                ("rejected", &s.rejected),
+                ("send_failure", &s.send_failures),
+                ("lost", &s.errors),
+            ] {
+                let counter = m.counts_batches.get_or_create(&metrics::OutcomeLabel {
+                    outcome: outcome.to_string(),
+                });
+                counter.inc_by(n.load(Ordering::Relaxed).saturating_sub(counter.get()));
+            }
+            m.counts_outbox.set(s.outbox.load(Ordering::Relaxed) as i64);
+        }
+        if let Some(t) = &self.tracker {
+            let t = t.lock().unwrap_or_else(|p| p.into_inner());
+            self.metrics
+                .handover_partitions
+                .set(t.shards().count() as i64);
+            for (outcome, n) in [("replayed", t.replayed), ("unowned", t.unowned)] {
+                let counter = self.metrics.handover.get_or_create(&metrics::OutcomeLabel {
+                    outcome: outcome.to_string(),
+                });
+                counter.inc_by(n.saturating_sub(counter.get()));
+            }
+        }
+        for set in self.pipeline.labels().load().sets() {
+            self.metrics
+                .labeled_set_version
+                .get_or_create(&metrics::SetLabel {
+                    set: set.name.clone(),
+                })
+                .set(set.number as i64);
+        }
+    }
+
+    /// End of the run: site flags of the final sweep, state saved, files synced.
+    async fn finish(&self) -> anyhow::Result<()> {
+        if let Some(t) = &self.tracker {
+            let flags = t.lock().unwrap_or_else(|p| p.into_inner()).finish()?;
+            for f in flags {
+                self.deliver_flag(&f).await?;
+            }
+        }
+        for o in &self.outputs {
+            if let Output::Jsonl(j) = o {
+                j.flush()?;
+            }
+        }
+        if let Some(c) = &self.counts {
+            c.finish(Duration::from_secs(5)).await;
+        }
+        Ok(())
+    }
+}

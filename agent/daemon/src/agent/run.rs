@@ -1,0 +1,303 @@
+//! The agent's wiring: each part built by a small function of its own from
+//! the settings — the pipeline and what follows it (the hub's sets, the
+//! counts), the outputs, the queue sources, the HTTP server — then run until
+//! shutdown, and stopped in the order that loses nothing: sources first,
+//! then the server, then the outputs flushed.
+
+use super::config::{AgentSettings, SinkConfig, SourceConfig};
+use super::{counts, ingest, pool, sources, Agent, Output};
+use crate::sinks::kafka::KafkaSink;
+use crate::sinks::nats::NatsSink;
+use crate::sinks::rotating::RotatingJsonl;
+use crate::sinks::spool::{Spool, SyncPolicy};
+use crawlsieve_core::neighborhoods::tracker::Tracker;
+use crawlsieve_core::pipeline::Pipeline;
+use crawlsieve_core::settings::Settings;
+use metrics::Metrics;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::metrics;
+
+/// Runs the agent until `shutdown` resolves. `bound` gets the listening address.
+pub async fn run(
+    settings: Settings,
+    agent_settings: AgentSettings,
+    bound: impl FnOnce(std::net::SocketAddr),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let workers = workers(&settings);
+    let max_page_bytes = settings.input.max_page_bytes;
+    let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(std::sync::Mutex::new);
+    let (pipeline, counts, _follower) = judging(settings, &agent_settings).await?;
+    let outputs = outputs(&agent_settings).await?;
+    let agent = Arc::new(Agent {
+        pool: pool::Pool::new(pipeline.clone(), workers, agent_settings.queue)?,
+        outputs,
+        metrics: Metrics::new(),
+        tracker,
+        pipeline,
+        max_page_bytes,
+        counts,
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut queue_sources = queue_sources(&agent, &agent_settings, &stop_rx)?;
+    let server = http_server(&agent, &agent_settings, stop_rx, workers, bound).await?;
+    shutdown.await;
+    let _ = stop_tx.send(true);
+    // Sources stop taking pages and finish those in flight; so do HTTP requests.
+    // (Each source restarts its own runs; see `sources::supervise`.)
+    while queue_sources.join_next().await.is_some() {}
+    server.await??;
+    // Every accepted page has its verdict in the sinks.
+    agent.finish().await?;
+    tracing::info!("agent stopped");
+    Ok(())
+}
+
+/// Pipeline threads: `workers`, or one per core.
+fn workers(settings: &Settings) -> usize {
+    if settings.workers > 0 {
+        settings.workers
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }
+}
+
+/// The pipeline, the counting of what it judges for the hub, and the
+/// follower that swaps the hub's new set versions into it (kept alive by
+/// the caller for as long as the agent runs).
+async fn judging(
+    settings: Settings,
+    agent_settings: &AgentSettings,
+) -> anyhow::Result<(
+    Arc<Pipeline>,
+    Option<counts::Counting>,
+    Option<super::follow::Follower>,
+)> {
+    let hub = settings.labels.hub.clone();
+    let public = settings.labels.public_key()?;
+    let min_chars = settings.chunks.min_chars;
+    let mut pipeline = Pipeline::new(settings)?;
+    let counts = match &agent_settings.counts {
+        Some(c) => {
+            pipeline.count_occurrences(true);
+            let hub_url = hub.as_ref().map(|h| h.url.as_str());
+            Some(counts::Counting::start(c, hub_url, min_chars)?)
+        }
+        None => None,
+    };
+    let pipeline = Arc::new(pipeline);
+    let follower = match (hub, public) {
+        (Some(hub), Some(public)) => {
+            let labels = pipeline.labels().clone();
+            Some(
+                tokio::task::spawn_blocking(move || super::follow::start(&hub, public, labels))
+                    .await??,
+            )
+        }
+        _ => None,
+    };
+    Ok((pipeline, counts, follower))
+}
+
+/// Every configured sink, each broker's with a spool of its own.
+async fn outputs(agent_settings: &AgentSettings) -> anyhow::Result<Vec<Output>> {
+    let sync = agent_settings.spool.policy()?;
+    let mut outputs = Vec::new();
+    for (i, sink) in agent_settings.sinks.iter().enumerate() {
+        outputs.push(output(agent_settings, sync, i, sink).await?);
+    }
+    Ok(outputs)
+}
+
+async fn output(
+    agent_settings: &AgentSettings,
+    sync: SyncPolicy,
+    i: usize,
+    sink: &SinkConfig,
+) -> anyhow::Result<Output> {
+    let spool = |name: &str| {
+        Spool::open(
+            &agent_settings.spool.dir,
+            name,
+            agent_settings.spool.max_bytes,
+            sync,
+        )
+    };
+    Ok(match sink {
+        SinkConfig::Jsonl { path, rotate_bytes } => {
+            Output::Jsonl(RotatingJsonl::open(path.clone(), *rotate_bytes)?)
+        }
+        SinkConfig::Nats {
+            url,
+            stream,
+            subject,
+            ack_timeout_ms,
+            duplicate_window_seconds,
+        } => {
+            let name = format!("nats-{i}");
+            let spool = spool(&name)?;
+            Output::Nats(
+                NatsSink::start(
+                    name,
+                    url,
+                    stream.clone(),
+                    subject.clone(),
+                    Duration::from_millis(*ack_timeout_ms),
+                    Duration::from_secs(*duplicate_window_seconds),
+                    spool,
+                )
+                .await?,
+            )
+        }
+        SinkConfig::Kafka {
+            brokers,
+            topic,
+            ack_timeout_ms,
+            idempotent,
+        } => {
+            let name = format!("kafka-{i}");
+            let spool = spool(&name)?;
+            Output::Kafka(KafkaSink::start(
+                name,
+                brokers,
+                topic.clone(),
+                Duration::from_millis(*ack_timeout_ms),
+                *idempotent,
+                spool,
+            )?)
+        }
+    })
+}
+
+/// The sources that pull pages from a queue (NATS, Kafka, a WARC
+/// directory), each on a task of its own until `stop` turns true. (The
+/// HTTP source is the server's `POST /v1/pages`.)
+fn queue_sources(
+    agent: &Arc<Agent>,
+    agent_settings: &AgentSettings,
+    stop: &watch::Receiver<bool>,
+) -> anyhow::Result<JoinSet<()>> {
+    let window = agent_settings.queue.max(1);
+    let mut tasks = JoinSet::new();
+    for (i, source) in agent_settings.sources.iter().enumerate() {
+        let name = |kind: &str| format!("{kind}-{i}");
+        let stall = |ms: u64| -> anyhow::Result<Duration> {
+            anyhow::ensure!(
+                (100..=3_600_000).contains(&ms),
+                "agent.sources[{i}].stall_after_ms: {ms} is outside 100..=3600000"
+            );
+            Ok(Duration::from_millis(ms))
+        };
+        let run = |kind: &str| sources::run_for(agent, name(kind), window, stop.clone());
+        match source.clone() {
+            SourceConfig::Http {} => {}
+            SourceConfig::Nats {
+                url,
+                stream,
+                subject,
+                consumer,
+                stall_after_ms,
+            } => {
+                let nats = sources::nats::Nats {
+                    url,
+                    stream,
+                    subject,
+                    consumer,
+                    stall_after: stall(stall_after_ms)?,
+                };
+                tasks.spawn(sources::nats(run("nats"), nats));
+            }
+            SourceConfig::Kafka {
+                brokers,
+                topic,
+                group,
+                stall_after_ms,
+                neighborhoods_topic,
+                checkpoint_seconds,
+            } => {
+                anyhow::ensure!(
+                    (1..=3600).contains(&checkpoint_seconds),
+                    "agent.sources[{i}].checkpoint_seconds: {checkpoint_seconds} is outside 1..=3600"
+                );
+                let handover = agent
+                    .tracker
+                    .is_some()
+                    .then(|| sources::kafka::HandoverConfig {
+                        state_topic: neighborhoods_topic
+                            .unwrap_or_else(|| format!("{topic}.crawlsieve-neighborhoods")),
+                        every: Duration::from_secs(checkpoint_seconds),
+                    });
+                let kafka = sources::kafka::Kafka {
+                    brokers,
+                    topic,
+                    group,
+                    stall_after: stall(stall_after_ms)?,
+                    handover,
+                };
+                tasks.spawn(sources::kafka(run("kafka"), kafka));
+            }
+            SourceConfig::WarcDir {
+                path,
+                checkpoint,
+                poll_seconds,
+            } => {
+                let warc_dir = sources::warc_dir::WarcDir {
+                    dir: path,
+                    checkpoint,
+                    poll: Duration::from_secs(poll_seconds.max(1)),
+                };
+                tasks.spawn(sources::warc_dir(run("warc_dir"), warc_dir));
+            }
+        }
+    }
+    Ok(tasks)
+}
+
+/// The HTTP server (`/v1/pages` with an `http` source, `/metrics`,
+/// `/healthz`), listening before this returns, until `stop` turns true.
+async fn http_server(
+    agent: &Arc<Agent>,
+    agent_settings: &AgentSettings,
+    mut stop: watch::Receiver<bool>,
+    workers: usize,
+    bound: impl FnOnce(std::net::SocketAddr),
+) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
+    for (key, n) in [
+        ("agent.max_connections", agent_settings.max_connections),
+        (
+            "agent.max_connections_per_client",
+            agent_settings.max_connections_per_client,
+        ),
+    ] {
+        anyhow::ensure!(n > 0, "{key}: must be at least 1");
+    }
+    let http_source = agent_settings
+        .sources
+        .iter()
+        .any(|s| matches!(s, SourceConfig::Http {}));
+    let app = ingest::router(agent.clone(), http_source);
+    let listener = tokio::net::TcpListener::bind(&agent_settings.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("agent.listen {}: {e}", agent_settings.listen))?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, workers, "agent listening");
+    bound(addr);
+    let limits = crate::http::Limits {
+        max_connections: agent_settings.max_connections,
+        max_per_client: agent_settings.max_connections_per_client,
+    };
+    Ok(tokio::spawn(crate::http::serve(
+        listener,
+        app,
+        limits,
+        async move {
+            let _ = stop.wait_for(|s| *s).await;
+        },
+    )))
+}

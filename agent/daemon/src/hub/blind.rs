@@ -1,0 +1,292 @@
+//! Blind sets on the hub: agents send the chunk and shingle counts of the
+//! pages they judge (`POST /v1/counts/{name}`); the hub adds them up
+//! ([`super::counts`]), applies the threshold and the stop chunks, and
+//! publishes a new signed version when the set changed — on a schedule
+//! (`every`) or on demand (`POST /v1/sets/{name}/discover`). Followers then
+//! hot-swap it by delta as they do any version.
+
+use super::store::Upload;
+use super::{bearer, check_publish, internal, token_matches, Answer, Failure, Shared};
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use crawlsieve_core::discovery::count;
+use crawlsieve_core::discovery::totals::Counts;
+use crawlsieve_core::fingerprints::stopchunks::StopChunks;
+use crawlsieve_core::labels::file::{Contents, SetFile};
+use crawlsieve_core::labels::protocol::{
+    valid_agent_id, CountsReceipt, SetInfo, AGENT_HEADER, BATCH_HEADER,
+};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the hub discovers blind sets (`crawlsieve hub --blind NAME=THRESHOLD`).
+#[derive(Default)]
+pub struct Discovery {
+    /// Blind set → threshold: a chunk is kept when seen more than this often.
+    pub sets: BTreeMap<String, u64>,
+    /// The token agents send counts with; `None`: the publish token.
+    pub count_token: Option<String>,
+    /// Chunks never kept (the agents' own stop chunks, from the same rules).
+    pub stop: Option<StopChunks>,
+    /// Merge and publish every so often; `None`: on demand only.
+    pub every: Option<Duration>,
+}
+
+struct BlindSet {
+    threshold: u64,
+    /// Held while a batch is taken and while a discovery runs (owned
+    /// guards: the file work runs on the blocking pool).
+    counts: Arc<tokio::sync::Mutex<Counts>>,
+}
+
+/// Every blind set with its counts.
+pub struct Blind {
+    sets: BTreeMap<String, BlindSet>,
+    count_token: Option<String>,
+    stop: Option<StopChunks>,
+}
+
+impl Blind {
+    pub fn open(store: &std::path::Path, d: Discovery) -> anyhow::Result<Self> {
+        let mut sets = BTreeMap::new();
+        for (name, threshold) in d.sets {
+            anyhow::ensure!(
+                super::store::valid_name(&name),
+                "blind set `{name}`: use 1-64 of a-z 0-9 - _ ."
+            );
+            let counts = Counts::open(&store.join(&name).join("counts"))?;
+            let counts = Arc::new(tokio::sync::Mutex::new(counts));
+            sets.insert(name, BlindSet { threshold, counts });
+        }
+        Ok(Blind {
+            sets,
+            count_token: d.count_token,
+            stop: d.stop,
+        })
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.sets.contains_key(name)
+    }
+}
+
+/// A blind set with no version yet gets an empty version 1 at start, so
+/// agents can follow it (and start) before any counts have arrived; the
+/// first discovery then reaches them as a delta.
+pub(super) fn first_versions(hub: &super::Hub) -> anyhow::Result<()> {
+    for (name, set) in &hub.blind.sets {
+        if hub.store.latest(name).is_some() {
+            continue;
+        }
+        let counts = set.counts.try_lock().expect("not shared yet");
+        let upload = Upload {
+            contents: Contents::default(),
+            min_chars: 0,
+            shingles: true,
+        };
+        let info = hub
+            .store
+            .publish(name, &upload, &hub.key, Some(counts.info(set.threshold)))?;
+        tracing::info!(set = %name, version = info.version, "blind set started empty");
+    }
+    Ok(())
+}
+
+/// `POST /v1/counts/{name}`: one batch of one agent's counts. The body goes
+/// straight to a file (an agent's batch can be large; the hub holds none in
+/// memory), is checked, and is taken once: the same `(agent, batch)` again
+/// answers `200` with `duplicate: true` and adds nothing.
+pub(super) async fn counts(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Answer<(StatusCode, Json<CountsReceipt>)> {
+    let token = hub.blind.count_token.as_ref().unwrap_or(&hub.publish_token);
+    if !token_matches(bearer(&headers), token) {
+        return Err(Failure(
+            StatusCode::UNAUTHORIZED,
+            "counts need the count bearer token".into(),
+        ));
+    }
+    let set = hub.blind.sets.get(&name).ok_or_else(|| {
+        Failure(
+            StatusCode::NOT_FOUND,
+            format!("no blind set named `{name}` (the hub's --blind)"),
+        )
+    })?;
+    let header = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim);
+    let agent = header(AGENT_HEADER)
+        .filter(|a| valid_agent_id(a))
+        .ok_or_else(|| {
+            Failure(
+                StatusCode::BAD_REQUEST,
+                format!("{AGENT_HEADER}: 1-64 of A-Z a-z 0-9 . _ -"),
+            )
+        })?
+        .to_string();
+    let batch: u64 = header(BATCH_HEADER)
+        .and_then(|b| b.parse().ok())
+        .filter(|&b| b > 0)
+        .ok_or_else(|| {
+            Failure(
+                StatusCode::BAD_REQUEST,
+                format!("{BATCH_HEADER}: a batch number from 1"),
+            )
+        })?;
+    let counts = set.counts.clone().lock_owned().await;
+    let receipt = |duplicate, s: count::Summary| CountsReceipt {
+        set: name.clone(),
+        agent: agent.clone(),
+        batch,
+        duplicate,
+        distinct: s.distinct,
+        occurrences: s.occurrences,
+    };
+    if counts.has(&agent, batch) {
+        return Ok((StatusCode::OK, Json(receipt(true, Default::default()))));
+    }
+    let tmp = counts.temporary(&agent, batch);
+    if let Err(f) = upload_to_file(body, hub.max_upload_bytes, &tmp).await {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(f);
+    }
+    let (a, taken) = (agent.clone(), counts);
+    let summary = tokio::task::spawn_blocking(move || {
+        let mut counts = taken;
+        counts.take(&a, batch, &tmp)
+    })
+    .await
+    .map_err(internal)?
+    .map_err(|e| Failure(StatusCode::BAD_REQUEST, format!("counts: {e}")))?;
+    tracing::info!(set = %name, %agent, batch, distinct = summary.distinct, occurrences = summary.occurrences, "counts taken");
+    Ok((StatusCode::CREATED, Json(receipt(false, summary))))
+}
+
+/// What a discovery did.
+#[derive(Debug, serde::Serialize)]
+pub struct Discovered {
+    /// Batches merged by this run.
+    pub merged: u64,
+    /// The new version, when the set changed.
+    pub published: Option<SetInfo>,
+    /// Keys the set holds now (chunks and shingles over the threshold).
+    pub keys: u64,
+}
+
+/// `POST /v1/sets/{name}/discover`: merge now, publish if changed.
+pub(super) async fn discover(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Answer<Json<Discovered>> {
+    check_publish(&hub, &headers)?;
+    if !hub.blind.has(&name) {
+        return Err(Failure(
+            StatusCode::NOT_FOUND,
+            format!("no blind set named `{name}` (the hub's --blind)"),
+        ));
+    }
+    Ok(Json(run(&hub, &name).await.map_err(internal)?))
+}
+
+/// Discovers every blind set every `every`, for as long as the hub runs.
+pub(super) async fn schedule(hub: Shared, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        for name in hub.blind.sets.keys() {
+            match run(&hub, name).await {
+                Ok(d) if d.merged > 0 || d.published.is_some() => {
+                    tracing::info!(set = %name, merged = d.merged, keys = d.keys, version = ?d.published.as_ref().map(|p| p.version), "discovered");
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(set = %name, error = %e, "discovery failed; retried at the next tick")
+                }
+            }
+        }
+    }
+}
+
+/// Merges the batches taken, applies the threshold and the stop chunks, and
+/// publishes a new version when the keys differ from the latest one's.
+async fn run(hub: &Shared, name: &str) -> anyhow::Result<Discovered> {
+    let set = &hub.blind.sets[name];
+    let mut counts = set.counts.clone().lock_owned().await;
+    // Versions are assigned in order with hand-made publishes too.
+    let _one_at_a_time = hub.publishing.lock().await;
+    let h = hub.clone();
+    let name = name.to_string();
+    let threshold = set.threshold;
+    let (discovered, info) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+        let merged = counts.merge()?;
+        let Some(total) = counts.total() else {
+            return Ok((
+                Discovered {
+                    merged: 0,
+                    published: None,
+                    keys: 0,
+                },
+                None,
+            ));
+        };
+        let stop = h.blind.stop.as_ref();
+        let found = count::discover(&total, threshold, None, |c| {
+            stop.is_some_and(|s| s.contains(c))
+        })?;
+        let keys = found.keys.len() as u64;
+        let unchanged = match h.store.latest(&name) {
+            Some(latest) => {
+                let bytes = h.store.read(&name, latest.version)?;
+                SetFile::parse(&bytes)?.contents().keys == found.keys
+            }
+            None => false,
+        };
+        let published = if unchanged {
+            None
+        } else {
+            let upload = Upload {
+                contents: Contents {
+                    keys: found.keys,
+                    simhashes: Vec::new(),
+                },
+                min_chars: found.min_chars,
+                shingles: true,
+            };
+            let info = counts.info(threshold);
+            Some(h.store.publish(&name, &upload, &h.key, Some(info))?)
+        };
+        Ok((
+            Discovered {
+                merged: merged.batches,
+                published: published.clone(),
+                keys,
+            },
+            published,
+        ))
+    })
+    .await??;
+    if info.is_some() {
+        hub.published.send_modify(|n| *n += 1);
+    }
+    Ok(discovered)
+}
+
+/// Streams a request body into `path`, with the limits of every upload
+/// ([`super::Frames`]).
+async fn upload_to_file(body: Body, limit: usize, path: &std::path::Path) -> Answer<()> {
+    use tokio::io::AsyncWriteExt;
+    let mut file = tokio::fs::File::create(path).await.map_err(internal)?;
+    let mut frames = super::Frames::new(body, limit);
+    while let Some(data) = frames.next().await? {
+        file.write_all(&data).await.map_err(internal)?;
+    }
+    file.flush().await.map_err(internal)?;
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! crawlsieve's long-running services, over `crawlsieve-core`.
+//!
+//! - `agent`: pages in from a crawler (HTTP, NATS JetStream, Kafka, a WARC
+//!   directory), the core's `Pipeline` on worker threads, verdicts out to
+//!   every sink, at least once; it follows a hub for labeled sets and ships
+//!   the counts of the pages it judged;
+//! - `sinks`: the agent's destinations (rotating JSONL, NATS, Kafka) and the
+//!   disk spool that holds verdicts while a broker is down;
+//! - `hub`: serves signed labeled sets and their deltas, and discovers blind
+//!   sets from the agents' counts;
+//! - `http`: the HTTP server both run under (connection limits, timeouts,
+//!   graceful shutdown); `shutdown`: SIGINT/SIGTERM as a future.
+//!
+//! Everything here is asynchronous (tokio); the judging itself is the core's
+//! and synchronous, run on worker threads.
+
+pub mod agent;
+pub mod http;
+pub mod hub;
+pub mod shutdown;
+pub mod sinks;
