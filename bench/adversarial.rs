@@ -64,7 +64,10 @@ pub fn ordinary_text(p: &Pipeline, dir: &std::path::Path, bytes: usize) -> Vec<u
             break;
         }
         let Some(b) = load(&f) else { continue };
-        let Ok(e) = p.extract(&Page::new("http://ordinary.example/", &b[..])) else {
+        let Ok(e) = p
+            .extractor()
+            .extract(&Page::new("http://ordinary.example/", &b[..]))
+        else {
             continue;
         };
         for para in e.content.lines() {

@@ -168,7 +168,9 @@ fn main() -> anyhow::Result<()> {
         };
         if m["page_type"] == "article" && sources.len() < SOURCES {
             // A labeled source needs content to copy: three paragraphs or more.
-            let x = base.extract(&Page::new(page.url.as_str(), &page.html[..]));
+            let x = base
+                .extractor()
+                .extract(&Page::new(page.url.as_str(), &page.html[..]));
             if x.is_ok_and(|x| x.content.split('\n').count() >= 3) {
                 sources.push(page);
                 continue;
@@ -194,7 +196,10 @@ fn main() -> anyhow::Result<()> {
             .extend(m.whole.iter().map(crawlsieve_core::labels::key));
         contents.keys.extend_from_slice(&m.shingles);
         contents.simhashes.extend(m.simhash);
-        let x = base.extract(&page).map_err(anyhow::Error::msg)?;
+        let x = base
+            .extractor()
+            .extract(&page)
+            .map_err(anyhow::Error::msg)?;
         let paras: Vec<String> = x.content.split('\n').map(str::to_string).collect();
         source_paragraphs.push((x.title.unwrap_or_default(), paras));
     }
@@ -267,7 +272,10 @@ fn main() -> anyhow::Result<()> {
     // The filler for `add`: paragraphs of benign pages (not labeled content).
     let mut filler = Vec::new();
     for p in benign.iter().step_by(7).take(120) {
-        if let Ok(x) = base.extract(&Page::new(p.url.as_str(), &p.html[..])) {
+        if let Ok(x) = base
+            .extractor()
+            .extract(&Page::new(p.url.as_str(), &p.html[..]))
+        {
             filler.extend(
                 x.content
                     .split('\n')
@@ -492,7 +500,11 @@ fn main() -> anyhow::Result<()> {
     );
     let benign_paragraphs: Vec<Vec<String>> = benign
         .iter()
-        .filter_map(|b| base.extract(&Page::new(b.url.as_str(), &b.html[..])).ok())
+        .filter_map(|b| {
+            base.extractor()
+                .extract(&Page::new(b.url.as_str(), &b.html[..]))
+                .ok()
+        })
         .map(|x| x.content.split('\n').map(str::to_string).collect())
         .collect();
     k_sweep(&base, &source_paragraphs, &benign_paragraphs, &filler);

@@ -73,7 +73,10 @@ fn main() -> anyhow::Result<()> {
     let mut docs: Vec<Vec<String>> = Vec::new();
     for f in &files {
         let Some(body) = load(f) else { continue };
-        let Ok(x) = base.extract(&Page::new("http://load.example/", &body[..])) else {
+        let Ok(x) = base
+            .extractor()
+            .extract(&Page::new("http://load.example/", &body[..]))
+        else {
             continue;
         };
         let paras: Vec<String> = x.content.split('\n').map(str::to_string).collect();

@@ -221,7 +221,10 @@ impl Pipeline {
             status: None,
         };
         let json = py.detach(|| -> Result<String, String> {
-            let doc = self.inner.document(&page.page(self.max_bytes), true)?;
+            let doc = self
+                .inner
+                .extractor()
+                .document(&page.page(self.max_bytes), true)?;
             serde_json::to_string(&doc).map_err(|e| e.to_string())
         });
         from_json(py, &json.map_err(value_error)?)

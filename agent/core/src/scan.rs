@@ -5,18 +5,25 @@
 
 use crate::input::page::Input;
 use crate::input::sources::{Source, SourceStats};
-use crate::labels::LabeledSets;
+use crate::labels::{LabeledSets, LabelsHandle};
+use crate::neighborhoods::tracker::Tracker;
 use crate::output::Sink;
 use crate::pipeline::Pipeline;
 use crate::summary::Summary;
 use crate::verdict::Verdict;
-use crossbeam_channel::bounded;
+use crossbeam_channel::{bounded, Receiver, Sender};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Called with the running summary after every verdict (progress display).
 pub type Progress<'a> = dyn FnMut(&Summary) + 'a;
+
+/// A page on its way to a worker: its place in the input, and the
+/// labeled-set snapshot taken when it was handed out, in input order (see
+/// `Pipeline::process_input_with`).
+type Job = (u64, Input, Arc<LabeledSets>);
 
 /// Runs every source to the end through `workers` pipeline threads into `sink`.
 pub fn run(
@@ -24,86 +31,20 @@ pub fn run(
     sources: Vec<Box<dyn Source>>,
     sink: &mut dyn Sink,
     workers: usize,
-    mut tracker: Option<&mut crate::neighborhoods::tracker::Tracker>,
+    mut tracker: Option<&mut Tracker>,
     progress: &mut Progress<'_>,
 ) -> anyhow::Result<Summary> {
     let workers = workers.max(1);
     let started = Instant::now();
-    // Each page travels with the labeled-set snapshot taken when it was handed
-    // out, in input order (see `Pipeline::process_input_with`).
-    let (page_tx, page_rx) = bounded::<(u64, Input, Arc<LabeledSets>)>(workers * 8);
-    let labels = pipeline.labels().clone();
+    let (page_tx, page_rx) = bounded::<Job>(workers * 8);
     let (verdict_tx, verdict_rx) = bounded::<(u64, Verdict)>(workers * 8);
-
-    let reader = std::thread::Builder::new()
-        .name("sources".into())
-        .spawn(move || {
-            let mut stats = SourceStats::default();
-            let mut seq = 0u64;
-            for mut source in sources {
-                let name = source.name();
-                let mut emit = |input: Input| {
-                    page_tx
-                        .send((seq, input, labels.load_full()))
-                        .map_err(|_| anyhow::anyhow!("pipeline stopped"))?;
-                    seq += 1;
-                    Ok(())
-                };
-                if let Err(e) = source.run(&mut emit, &mut stats) {
-                    if e.to_string() == "pipeline stopped" {
-                        break;
-                    }
-                    tracing::warn!(source = %name, error = %e, "input failed");
-                    stats.failures.push(format!("{e}"));
-                }
-            }
-            (seq, stats)
-        })?;
-
-    let mut handles = Vec::with_capacity(workers);
-    for i in 0..workers {
-        let rx = page_rx.clone();
-        let tx = verdict_tx.clone();
-        let pipeline = pipeline.clone();
-        handles.push(
-            std::thread::Builder::new()
-                .name(format!("worker-{i}"))
-                .spawn(move || {
-                    for (seq, input, labels) in rx {
-                        let verdict = pipeline.process_input_with(&input, &labels);
-                        if tx.send((seq, verdict)).is_err() {
-                            break;
-                        }
-                    }
-                })?,
-        );
-    }
+    let reader = read(sources, page_tx, pipeline.labels().clone())?;
+    let handles = (0..workers)
+        .map(|i| judge(i, &pipeline, page_rx.clone(), verdict_tx.clone()))
+        .collect::<std::io::Result<Vec<_>>>()?;
     drop(page_rx);
     drop(verdict_tx);
-
-    let mut summary = Summary::default();
-    let mut next = 0u64;
-    let mut waiting: BTreeMap<u64, Verdict> = BTreeMap::new();
-    let mut sink_error = None;
-    for (seq, verdict) in verdict_rx.iter() {
-        waiting.insert(seq, verdict);
-        while let Some(v) = waiting.remove(&next) {
-            next += 1;
-            summary.count(&v);
-            let sent = sink.send(&v).and_then(|_| match tracker.as_deref_mut() {
-                Some(t) => t.observe(&v)?.iter().try_for_each(|f| sink.send_flag(f)),
-                None => Ok(()),
-            });
-            if let Err(e) = sent {
-                sink_error = Some(e);
-                break;
-            }
-            progress(&summary);
-        }
-        if sink_error.is_some() {
-            break;
-        }
-    }
+    let (mut summary, sink_error) = write(&verdict_rx, sink, tracker.as_deref_mut(), progress);
     // On a sink error, dropping the receiver stops the workers, then the reader.
     drop(verdict_rx);
     for h in handles {
@@ -131,4 +72,88 @@ pub fn run(
         summary.verdicts_out
     );
     Ok(summary)
+}
+
+/// The reader thread: every source in turn, each page numbered in input
+/// order; a source that fails is counted and the next one read. Returns the
+/// pages handed out and what the sources read besides.
+fn read(
+    sources: Vec<Box<dyn Source>>,
+    page_tx: Sender<Job>,
+    labels: LabelsHandle,
+) -> std::io::Result<JoinHandle<(u64, SourceStats)>> {
+    std::thread::Builder::new()
+        .name("sources".into())
+        .spawn(move || {
+            let mut stats = SourceStats::default();
+            let mut seq = 0u64;
+            for mut source in sources {
+                let name = source.name();
+                let mut emit = |input: Input| {
+                    page_tx
+                        .send((seq, input, labels.load_full()))
+                        .map_err(|_| anyhow::anyhow!("pipeline stopped"))?;
+                    seq += 1;
+                    Ok(())
+                };
+                if let Err(e) = source.run(&mut emit, &mut stats) {
+                    if e.to_string() == "pipeline stopped" {
+                        break;
+                    }
+                    tracing::warn!(source = %name, error = %e, "input failed");
+                    stats.failures.push(format!("{e}"));
+                }
+            }
+            (seq, stats)
+        })
+}
+
+/// Worker thread `i`: judges pages until the pages run out or nobody
+/// takes verdicts any more.
+fn judge(
+    i: usize,
+    pipeline: &Arc<Pipeline>,
+    rx: Receiver<Job>,
+    tx: Sender<(u64, Verdict)>,
+) -> std::io::Result<JoinHandle<()>> {
+    let pipeline = pipeline.clone();
+    std::thread::Builder::new()
+        .name(format!("worker-{i}"))
+        .spawn(move || {
+            for (seq, input, labels) in rx {
+                let verdict = pipeline.process_input_with(&input, &labels);
+                if tx.send((seq, verdict)).is_err() {
+                    break;
+                }
+            }
+        })
+}
+
+/// Writes the verdicts in input order (holding those that come early), with
+/// the site flags each one raises; stops at the first sink error.
+fn write(
+    verdict_rx: &Receiver<(u64, Verdict)>,
+    sink: &mut dyn Sink,
+    mut tracker: Option<&mut Tracker>,
+    progress: &mut Progress<'_>,
+) -> (Summary, Option<anyhow::Error>) {
+    let mut summary = Summary::default();
+    let mut next = 0u64;
+    let mut waiting: BTreeMap<u64, Verdict> = BTreeMap::new();
+    for (seq, verdict) in verdict_rx.iter() {
+        waiting.insert(seq, verdict);
+        while let Some(v) = waiting.remove(&next) {
+            next += 1;
+            summary.count(&v);
+            let sent = sink.send(&v).and_then(|_| match tracker.as_deref_mut() {
+                Some(t) => t.observe(&v)?.iter().try_for_each(|f| sink.send_flag(f)),
+                None => Ok(()),
+            });
+            if let Err(e) = sent {
+                return (summary, Some(e));
+            }
+            progress(&summary);
+        }
+    }
+    (summary, None)
 }

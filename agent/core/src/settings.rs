@@ -152,6 +152,19 @@ impl Settings {
         self.neighborhoods.validate()
     }
 
+    /// The extractor these settings describe: the scorer, the closing
+    /// headings, the page-type classifier, the site rules.
+    pub fn extractor(&self) -> anyhow::Result<crate::extract::extractor::Extractor> {
+        crate::extract::extractor::Extractor::new(
+            self.scorer()?,
+            self.closing_headings()?,
+            self.page_types()?,
+            self.site_rules()?,
+            self.input.max_page_ms,
+            self.language.clone(),
+        )
+    }
+
     /// The content scorer: the model of `rules_dir/extractor.json` (else the
     /// shipped one) or the plain plateau, as `extract.scorer` says.
     pub fn scorer(&self) -> anyhow::Result<crate::extract::Scorer> {

@@ -87,7 +87,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
             match args.mode {
                 Mode::Full => sink += pipeline.process(&page).words as u64,
                 Mode::Extract => {
-                    sink += pipeline.extract(&page).map(|x| x.words as u64).unwrap_or(0)
+                    sink += pipeline
+                        .extractor()
+                        .extract(&page)
+                        .map(|x| x.words as u64)
+                        .unwrap_or(0)
                 }
             }
             times.push(started.elapsed().as_secs_f64() * 1e3);

@@ -3,9 +3,9 @@
 //! JSONL pages, directories of them), one page after another, in order.
 
 use super::ConfigArgs;
+use crawlsieve_core::extract::extractor::Extractor;
 use crawlsieve_core::input::page::{Input, Origin};
 use crawlsieve_core::input::sources::{self, Limits, SourceStats};
-use crawlsieve_core::Pipeline;
 use std::io::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -70,7 +70,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     }
     let settings = args.config.load(&[])?;
     let limits = Limits::new(&settings.input);
-    let pipeline = Pipeline::new(settings)?;
+    let extractor = settings.extractor()?;
     let paths = sources::expand_inputs(&args.inputs)?;
     if args.url.is_some() && paths.len() != 1 {
         anyhow::bail!(
@@ -89,7 +89,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut writer = Writer {
-        pipeline: &pipeline,
+        extractor: &extractor,
         args: &args,
         failed: 0,
         pages: 0,
@@ -149,7 +149,7 @@ enum Shown {
 }
 
 struct Writer<'a> {
-    pipeline: &'a Pipeline,
+    extractor: &'a Extractor,
     args: &'a ExtractArgs,
     failed: u64,
     pages: u64,
@@ -168,7 +168,7 @@ impl Writer<'_> {
             }
         };
         let url = page.url.to_string();
-        let p = self.pipeline;
+        let p = self.extractor;
         let json = |v: serde_json::Value| Shown::Json(v);
         let shown: Result<Shown, String> = if self.args.block_features {
             p.block_rows(page)

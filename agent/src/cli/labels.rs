@@ -334,14 +334,7 @@ struct BenchReport {
 
 fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     // Keys as uniform as SHA-1 prefixes (splitmix64), sorted.
-    let mut state = 0x853c49e6748fea9bu64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    };
+    let mut next = splitmix64(0x853c49e6748fea9bu64);
     eprintln!("generating {} keys...", a.entries);
     let mut keys: Vec<u64> = (0..a.entries).map(|_| next()).collect();
     keys.sort_unstable();
@@ -351,8 +344,57 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     let set = CompactSet::from_sorted(keys.iter().copied())?;
     let build_s = t.elapsed().as_secs_f64();
 
-    // Lookups: members and non-members interleaved, in a random order.
     let n = a.lookups.min(keys.len() * 2).max(2);
+    let lookups = bench_lookups(&set, &keys, n, &mut next)?;
+
+    // Load time: read, verify the signature, build — what an agent does at start.
+    let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let entries = keys.len();
+    drop(set);
+    let (loaded, file_bytes, write_s, load_s) = bench_file(keys, &dir)?;
+
+    let report = BenchReport {
+        entries,
+        bytes_per_entry: loaded.set.heap_bytes() as f64 / entries as f64,
+        expected_false_match_rate: loaded.set.false_match_rate(),
+        false_matches: lookups.false_matches,
+        non_member_lookups: n / 2,
+        lookups_per_s: n as f64 / lookups.single_s,
+        batched_lookups_per_s: n as f64 / lookups.batch_s,
+        build_s,
+        file_bytes,
+        write_s,
+        load_s,
+    };
+    print_bench(&report, a.json)
+}
+
+/// A splitmix64 stream from `state`: keys as uniform as SHA-1 prefixes.
+fn splitmix64(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state = state.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// What the lookups measured.
+struct Lookups {
+    single_s: f64,
+    batch_s: f64,
+    false_matches: usize,
+}
+
+/// `n` lookups, members and non-members interleaved in a random order, one
+/// at a time and batched; the false matches counted exactly.
+fn bench_lookups(
+    set: &CompactSet,
+    keys: &[u64],
+    n: usize,
+    next: &mut impl FnMut() -> u64,
+) -> anyhow::Result<Lookups> {
     let mut queries = Vec::with_capacity(n);
     let mut idx = next();
     for i in 0..n {
@@ -370,7 +412,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     for q in &queries {
         hits += set.contains(*q) as usize;
     }
-    let lookup_s = t.elapsed().as_secs_f64();
+    let single_s = t.elapsed().as_secs_f64();
     let mut answers = vec![false; 1024];
     let t = Instant::now();
     let mut batch_hits = 0usize;
@@ -388,16 +430,23 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
         }
     }
     anyhow::ensure!(hits >= n / 2, "members must match");
+    Ok(Lookups {
+        single_s,
+        batch_s,
+        false_matches,
+    })
+}
 
-    // Load time: read, verify the signature, build — what an agent does at start.
-    let dir = match &a.dir {
-        Some(d) => d.clone(),
-        None => std::env::temp_dir(),
-    };
+/// The set written as a signed file in `dir` and loaded back as an agent
+/// loads it (read, verify, build): the set, the file's size, the seconds
+/// writing and loading took.
+fn bench_file(
+    keys: Vec<u64>,
+    dir: &std::path::Path,
+) -> anyhow::Result<(crawlsieve_core::labels::LabeledSet, usize, f64, f64)> {
     let path = dir.join(format!("crawlsieve-bench-{}.cslab", std::process::id()));
     let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
     let t = Instant::now();
-    let entries = keys.len();
     let contents = file::Contents {
         keys,
         simhashes: Vec::new(),
@@ -407,29 +456,19 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
     let write_s = t.elapsed().as_secs_f64();
     let file_bytes = bytes.len();
     drop(bytes);
-    drop(set);
+    drop(contents);
     let t = Instant::now();
     let bytes = std::fs::read(&path)?;
     let loaded = crawlsieve_core::labels::LabeledSet::from_bytes(&bytes, &key.verifying_key())?;
     let load_s = t.elapsed().as_secs_f64();
     drop(bytes);
     let _ = std::fs::remove_file(&path);
+    Ok((loaded, file_bytes, write_s, load_s))
+}
 
-    let report = BenchReport {
-        entries,
-        bytes_per_entry: loaded.set.heap_bytes() as f64 / entries as f64,
-        expected_false_match_rate: loaded.set.false_match_rate(),
-        false_matches,
-        non_member_lookups: n / 2,
-        lookups_per_s: n as f64 / lookup_s,
-        batched_lookups_per_s: n as f64 / batch_s,
-        build_s,
-        file_bytes,
-        write_s,
-        load_s,
-    };
-    if a.json {
-        writeln!(std::io::stdout(), "{}", serde_json::to_string(&report)?)?;
+fn print_bench(report: &BenchReport, json: bool) -> anyhow::Result<i32> {
+    if json {
+        writeln!(std::io::stdout(), "{}", serde_json::to_string(report)?)?;
     } else {
         writeln!(
             std::io::stdout(),

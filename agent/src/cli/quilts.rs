@@ -364,7 +364,7 @@ fn collect(r: &ReadArgs, inputs: &[String], mut c: Collector) -> anyhow::Result<
 fn document(p: &Pipeline, doc: &Document, k: usize) -> Result<(DocLine, Vec<u64>), String> {
     let (url, site, content) = match doc {
         Document::Page(page) => {
-            let e = p.extract(page)?;
+            let e = p.extractor().extract(page)?;
             let url = page.url.to_string();
             let site = crawlsieve_core::input::site::registered_domain(&url);
             (url, site, e.content)

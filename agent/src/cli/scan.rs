@@ -6,6 +6,7 @@ use crawlsieve_core::output::jsonl::JsonlSink;
 use crawlsieve_core::output::warc_metadata::WarcMetadataSink;
 use crawlsieve_core::output::{Sink, Tee};
 use crawlsieve_core::scan;
+use crawlsieve_core::summary::Summary;
 use crawlsieve_core::{Kind, Pipeline};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -51,26 +52,13 @@ pub struct ScanArgs {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
-    let mut extra: Vec<(&str, config::Value)> = Vec::new();
-    if let Some(o) = &args.output {
-        extra.push(("output.path", o.clone().into()));
-    }
-    if let Some(w) = args.workers {
-        extra.push(("workers", (w as i64).into()));
-    }
-    if args.content {
-        extra.push(("output.content", true.into()));
-    }
-    if args.style_fp {
-        extra.push(("output.style_fp", true.into()));
-    }
-    let mut settings = args.config.load(&extra)?;
+    let mut settings = load(&args)?;
     settings.labels.files.extend(args.labels.iter().cloned());
     let limits = Limits::new(&settings.input);
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();
     let hub = settings.labels.hub.clone();
-    let settings_min_pages = settings.neighborhoods.min_pages;
+    let min_pages = settings.neighborhoods.min_pages;
     let mut tracker =
         crawlsieve_core::neighborhoods::tracker::Tracker::from_settings(&settings.neighborhoods)?;
     let public = settings.labels.public_key()?;
@@ -96,30 +84,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     }
     let mut sink = Tee(sinks);
 
-    let bar = if std::io::stderr().is_terminal() && !args.quiet {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {pos} pages  {msg}").expect("valid template"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress_bar(args.quiet);
     let started = std::time::Instant::now();
-    let mut progress = |s: &crawlsieve_core::summary::Summary| {
-        if s.verdicts_out % 64 == 0 {
-            bar.set_position(s.verdicts_out);
-            let secs = started.elapsed().as_secs_f64().max(1e-9);
-            bar.set_message(format!(
-                "{:.1} MB/s  keep {} drop {} flag {} error {}",
-                s.page_bytes as f64 / 1e6 / secs,
-                s.verdicts.get(&Kind::Keep).unwrap_or(&0),
-                s.verdicts.get(&Kind::Drop).unwrap_or(&0),
-                s.verdicts.get(&Kind::Flag).unwrap_or(&0),
-                s.verdicts.get(&Kind::Error).unwrap_or(&0),
-            ));
-        }
-    };
+    let mut progress = |s: &Summary| show_progress(&bar, started, s);
     let summary = scan::run(
         pipeline,
         inputs,
@@ -132,17 +99,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     if !args.quiet {
         eprint!("{summary}");
         if let Some(t) = &tracker {
-            eprintln!(
-                "neighborhoods: {} tracked, {} judged (≥ {} pages), {} bad, threshold {:.3}; {} site flags; traps left out: {} repeated, {} too long",
-                t.hoods.len(),
-                t.hoods.judged(),
-                settings_min_pages,
-                t.hoods.iter().filter(|(_, h)| h.bad).count(),
-                t.hoods.threshold(),
-                t.flags,
-                t.hoods.traps_repeated,
-                t.hoods.traps_too_long
-            );
+            eprintln!("{}", neighborhoods_line(t, min_pages));
         }
         if let Some(f) = &follower {
             use std::sync::atomic::Ordering::Relaxed;
@@ -164,4 +121,68 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     } else {
         0
     })
+}
+
+/// The settings, with the flags that stand for keys laid over them.
+fn load(args: &ScanArgs) -> anyhow::Result<crawlsieve_core::Settings> {
+    let mut extra: Vec<(&str, config::Value)> = Vec::new();
+    if let Some(o) = &args.output {
+        extra.push(("output.path", o.clone().into()));
+    }
+    if let Some(w) = args.workers {
+        extra.push(("workers", (w as i64).into()));
+    }
+    if args.content {
+        extra.push(("output.content", true.into()));
+    }
+    if args.style_fp {
+        extra.push(("output.style_fp", true.into()));
+    }
+    args.config.load(&extra)
+}
+
+/// A spinner on a terminal (none with `-q` or when stderr is not one).
+fn progress_bar(quiet: bool) -> ProgressBar {
+    if std::io::stderr().is_terminal() && !quiet {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {pos} pages  {msg}").expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    }
+}
+
+fn show_progress(bar: &ProgressBar, started: std::time::Instant, s: &Summary) {
+    if s.verdicts_out % 64 == 0 {
+        bar.set_position(s.verdicts_out);
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "{:.1} MB/s  keep {} drop {} flag {} error {}",
+            s.page_bytes as f64 / 1e6 / secs,
+            s.verdicts.get(&Kind::Keep).unwrap_or(&0),
+            s.verdicts.get(&Kind::Drop).unwrap_or(&0),
+            s.verdicts.get(&Kind::Flag).unwrap_or(&0),
+            s.verdicts.get(&Kind::Error).unwrap_or(&0),
+        ));
+    }
+}
+
+/// The summary's line about the neighborhoods the scan judged.
+fn neighborhoods_line(
+    t: &crawlsieve_core::neighborhoods::tracker::Tracker,
+    min_pages: u32,
+) -> String {
+    format!(
+        "neighborhoods: {} tracked, {} judged (≥ {} pages), {} bad, threshold {:.3}; {} site flags; traps left out: {} repeated, {} too long",
+        t.hoods.len(),
+        t.hoods.judged(),
+        min_pages,
+        t.hoods.iter().filter(|(_, h)| h.bad).count(),
+        t.hoods.threshold(),
+        t.flags,
+        t.hoods.traps_repeated,
+        t.hoods.traps_too_long
+    )
 }

@@ -224,37 +224,9 @@ impl State {
             || (attrs.hidden && !streamed_boundary(attrs.id.as_deref()))
             || (attrs.aria_hidden && name != "a");
         let level = tags::heading_level(name);
-        let mut flags = 0;
-        if link {
-            flags |= text::IN_LINK;
-        }
         let in_strong_boiler = self.stack.last().is_some_and(|o| o.strong_boiler);
-        let (hint, strong_boiler) = if hints.boiler {
-            (text::IN_BOILER, hints.strong || in_strong_boiler)
-        } else if hints.good && (hints.strong || !in_strong_boiler) {
-            (text::IN_GOOD, false)
-        } else {
-            (0, in_strong_boiler)
-        };
-        if tags::is_ui(name) {
-            flags |= text::IN_UI;
-        }
-        if level > 0 {
-            flags |= text::IN_HEADING;
-        }
-        if level == 1 {
-            flags |= text::IN_H1;
-        }
-        if matches!(
-            implicit,
-            tags::Implicit::Li | tags::Implicit::Cell | tags::Implicit::DtDd
-        ) {
-            flags |= text::IN_ITEM;
-        }
-        flags |= tags::context_flag(name);
-        if hints.caption {
-            flags |= text::IN_CAPTION;
-        }
+        let (flags, hint, strong_boiler) =
+            element_flags(name, implicit, level, link, &hints, in_strong_boiler);
         let own_path = element_hash(name, attrs.class.as_deref());
         self.serial += 1;
         self.push(
@@ -712,6 +684,51 @@ fn json_ld_text(texts: &mut Vec<String>, text: &str, first: bool) {
         Some(last) if !first => last.push_str(text),
         _ => texts.push(text.to_string()),
     }
+}
+
+/// An element's own flags (link, UI, heading, item, context, caption), its
+/// hint (content or boilerplate, by its names) and whether it is strong
+/// boilerplate that a class name inside cannot make content.
+#[inline]
+fn element_flags(
+    name: &str,
+    implicit: tags::Implicit,
+    level: u8,
+    link: bool,
+    hints: &hints::Hints,
+    in_strong_boiler: bool,
+) -> (u16, u16, bool) {
+    let mut flags = 0;
+    if link {
+        flags |= text::IN_LINK;
+    }
+    let (hint, strong_boiler) = if hints.boiler {
+        (text::IN_BOILER, hints.strong || in_strong_boiler)
+    } else if hints.good && (hints.strong || !in_strong_boiler) {
+        (text::IN_GOOD, false)
+    } else {
+        (0, in_strong_boiler)
+    };
+    if tags::is_ui(name) {
+        flags |= text::IN_UI;
+    }
+    if level > 0 {
+        flags |= text::IN_HEADING;
+    }
+    if level == 1 {
+        flags |= text::IN_H1;
+    }
+    if matches!(
+        implicit,
+        tags::Implicit::Li | tags::Implicit::Cell | tags::Implicit::DtDd
+    ) {
+        flags |= text::IN_ITEM;
+    }
+    flags |= tags::context_flag(name);
+    if hints.caption {
+        flags |= text::IN_CAPTION;
+    }
+    (flags, hint, strong_boiler)
 }
 
 #[cfg(test)]

@@ -223,9 +223,41 @@ fn page(
     plateau: &[bool],
     wanted: impl Fn(usize) -> bool,
 ) -> (Vec<[f32; N]>, Layout) {
+    let sums = block_sums(analysis);
     let blocks = &analysis.blocks;
-    let nb = blocks.len();
-    let mut sums = vec![Sums::default(); nb];
+    let total_words: u32 = sums.iter().map(|s| s.words).sum();
+    let (templates, template) = templates(analysis, &sums, plateau, total_words);
+    let around = Around {
+        page: page_view(&sums, plateau, total_words),
+        view: neighbour_views(analysis, &sums, plateau),
+        run: depth_runs(analysis),
+        window: window_sums(&sums, plateau),
+        region: region_sums(&sums, plateau),
+        bounds: regions(blocks),
+        templates,
+        total_words,
+    };
+    let mut out = Vec::new();
+    let mut words_before = 0u32;
+    for (b, s) in sums.iter().enumerate() {
+        if wanted(b) {
+            out.push(around.row(analysis, &sums, plateau, b, words_before));
+        }
+        words_before += s.words;
+    }
+    let layout = Layout {
+        words: sums.iter().map(|s| s.words).collect(),
+        template,
+        regions: around.bounds,
+        kind: Kind::default(),
+    };
+    (out, layout)
+}
+
+/// Each block's sums over its segments: words, links, the words under each
+/// flag of `FLAG_SHARES`.
+fn block_sums(analysis: &Analysis) -> Vec<Sums> {
+    let mut sums = vec![Sums::default(); analysis.blocks.len()];
     for seg in &analysis.segments {
         let Some(s) = sums.get_mut(seg.block as usize) else {
             continue;
@@ -243,25 +275,35 @@ fn page(
             }
         }
     }
-    let total_words: u32 = sums.iter().map(|s| s.words).sum();
-    let share = |s: &Sums, k: usize| s.flag_words[k] as f32 / s.words.max(1) as f32;
-    let page_link =
-        sums.iter().map(|s| s.flag_words[0]).sum::<u32>() as f32 / total_words.max(1) as f32;
-    let page_good =
-        sums.iter().map(|s| s.flag_words[2]).sum::<u32>() as f32 / total_words.max(1) as f32;
-    let page_item =
-        sums.iter().map(|s| s.flag_words[6]).sum::<u32>() as f32 / total_words.max(1) as f32;
+    sums
+}
+
+/// The share of a block's words under flag `k` of `FLAG_SHARES`.
+fn share(s: &Sums, k: usize) -> f32 {
+    s.flag_words[k] as f32 / s.words.max(1) as f32
+}
+
+/// The `PAGE` features: the same for every block of the page.
+fn page_view(sums: &[Sums], plateau: &[bool], total_words: u32) -> [f32; 6] {
+    let nb = sums.len();
+    let of_page = |k: usize| {
+        sums.iter().map(|s| s.flag_words[k]).sum::<u32>() as f32 / total_words.max(1) as f32
+    };
     let plateau_words: u32 = (0..nb).filter(|&b| plateau[b]).map(|b| sums[b].words).sum();
-    let page = [
+    [
         ln(total_words as f32),
-        page_link,
-        page_good,
+        of_page(0),
+        of_page(2),
         ln(nb as f32),
         plateau_words as f32 / total_words.max(1) as f32,
-        page_item,
-    ];
-    // The neighbour view of every block, computed once.
-    let view: Vec<[f32; 6]> = (0..nb)
+        of_page(6),
+    ]
+}
+
+/// The neighbour view of every block, computed once (what `OFFSETS` copy).
+fn neighbour_views(analysis: &Analysis, sums: &[Sums], plateau: &[bool]) -> Vec<[f32; 6]> {
+    let blocks = &analysis.blocks;
+    (0..sums.len())
         .map(|b| {
             let s = &sums[b];
             let prev_depth = if b > 0 { blocks[b - 1].depth } else { 0 };
@@ -274,9 +316,14 @@ fn page(
                 (blocks[b].depth as f32 - prev_depth as f32).clamp(-8.0, 8.0),
             ]
         })
-        .collect();
-    // Runs of consecutive blocks at one depth (siblings, roughly: list items,
-    // a container's paragraphs).
+        .collect()
+}
+
+/// Per block, the length of its run of consecutive blocks at one depth
+/// (siblings, roughly: list items, a container's paragraphs).
+fn depth_runs(analysis: &Analysis) -> Vec<u32> {
+    let blocks = &analysis.blocks;
+    let nb = blocks.len();
     let mut run = vec![0u32; nb];
     let mut start = 0;
     for b in 1..=nb {
@@ -287,23 +334,28 @@ fn page(
             start = b;
         }
     }
-    let mut out = Vec::new();
-    let mut words_before = 0u32;
-    // Prefix sums for the ±5 window.
-    let mut pre = vec![[0f32; 3]; nb + 1];
-    for b in 0..nb {
-        let s = &sums[b];
+    run
+}
+
+/// Prefix sums for the ±5 window: words, link words, plateau blocks.
+fn window_sums(sums: &[Sums], plateau: &[bool]) -> Vec<[f32; 3]> {
+    let mut pre = vec![[0f32; 3]; sums.len() + 1];
+    for (b, s) in sums.iter().enumerate() {
         pre[b + 1] = [
             pre[b][0] + s.words as f32,
             pre[b][1] + s.flag_words[0] as f32,
             pre[b][2] + plateau[b] as u8 as f32,
         ];
     }
-    // Region sums: words, link, boiler, plateau words, item words, heading blocks.
-    let mut pre2 = vec![[0f32; 6]; nb + 1];
-    for b in 0..nb {
-        let s = &sums[b];
-        pre2[b + 1] = pre2[b];
+    pre
+}
+
+/// Prefix sums for the regions: words, link, boiler, plateau words, item
+/// words, heading blocks.
+fn region_sums(sums: &[Sums], plateau: &[bool]) -> Vec<[f32; 6]> {
+    let mut pre = vec![[0f32; 6]; sums.len() + 1];
+    for (b, s) in sums.iter().enumerate() {
+        pre[b + 1] = pre[b];
         let add = [
             s.words as f32,
             s.flag_words[0] as f32,
@@ -312,19 +364,39 @@ fn page(
             s.flag_words[6] as f32,
             (s.flag_words[4] > 0) as u8 as f32,
         ];
-        for (acc, v) in pre2[b + 1].iter_mut().zip(add) {
+        for (acc, v) in pre[b + 1].iter_mut().zip(add) {
             *acc += v;
         }
     }
-    let bounds = regions(blocks);
-    let (templates, template) = templates(analysis, &sums, plateau, total_words);
-    for b in 0..nb {
+    pre
+}
+
+/// What a block's row reads besides the block itself, computed once a page.
+struct Around {
+    page: [f32; 6],
+    view: Vec<[f32; 6]>,
+    run: Vec<u32>,
+    window: Vec<[f32; 3]>,
+    region: Vec<[f32; 6]>,
+    bounds: Vec<[(usize, usize); LEVELS.len()]>,
+    templates: Vec<[f32; TEMPLATE.len()]>,
+    total_words: u32,
+}
+
+impl Around {
+    /// Block `b`'s row: its shares and own features, its neighbours, the
+    /// window around it, the page, its regions and its template.
+    fn row(
+        &self,
+        analysis: &Analysis,
+        sums: &[Sums],
+        plateau: &[bool],
+        b: usize,
+        words_before: u32,
+    ) -> [f32; N] {
+        let nb = sums.len();
         let s = &sums[b];
-        if !wanted(b) {
-            words_before += s.words;
-            continue;
-        }
-        let block = &blocks[b];
+        let block = &analysis.blocks[b];
         let text = analysis.slice(block.start, block.end);
         let t = text_stats(text);
         let mut row = [0f32; N];
@@ -347,7 +419,7 @@ fn page(
             t.letters as f32 / w,
             block.depth as f32,
             b as f32 / nb as f32,
-            words_before as f32 / total_words.max(1) as f32,
+            words_before as f32 / self.total_words.max(1) as f32,
             plateau[b] as u8 as f32,
         ];
         row[SHARES..OWN].copy_from_slice(&own);
@@ -355,25 +427,26 @@ fn page(
         for o in OFFSETS {
             let j = b as isize + o;
             if j >= 0 && (j as usize) < nb {
-                row[i..i + 6].copy_from_slice(&view[j as usize]);
+                row[i..i + 6].copy_from_slice(&self.view[j as usize]);
             } else {
                 row[i..i + 6].copy_from_slice(&[-1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
             }
             i += 6;
         }
+        let pre = &self.window;
         let (lo, hi) = (b.saturating_sub(5), (b + 6).min(nb));
         let wwords = pre[hi][0] - pre[lo][0];
         row[i] = ln(wwords);
         row[i + 1] = (pre[hi][1] - pre[lo][1]) / wwords.max(1.0);
         row[i + 2] = (pre[hi][2] - pre[lo][2]) / (hi - lo) as f32;
         row[i + 3] = ln(wwords / (hi - lo) as f32);
-        row[i + 4] = ln(run[b] as f32);
+        row[i + 4] = ln(self.run[b] as f32);
         row[i + 5] = s.any_content as u8 as f32;
         i += WINDOW.len();
-        row[i..i + PAGE.len()].copy_from_slice(&page);
+        row[i..i + PAGE.len()].copy_from_slice(&self.page);
         i += PAGE.len();
-        for &(lo, hi) in &bounds[b] {
-            let d = |k: usize| pre2[hi][k] - pre2[lo][k];
+        for &(lo, hi) in &self.bounds[b] {
+            let d = |k: usize| self.region[hi][k] - self.region[lo][k];
             let words = d(0).max(1.0);
             let n = (hi - lo) as f32;
             let stats = [
@@ -388,17 +461,9 @@ fn page(
             row[i..i + REGION.len()].copy_from_slice(&stats);
             i += REGION.len();
         }
-        row[i..i + TEMPLATE.len()].copy_from_slice(&templates[b]);
-        out.push(row);
-        words_before += s.words;
+        row[i..i + TEMPLATE.len()].copy_from_slice(&self.templates[b]);
+        row
     }
-    let layout = Layout {
-        words: sums.iter().map(|s| s.words).collect(),
-        template,
-        regions: bounds,
-        kind: Kind::default(),
-    };
-    (out, layout)
 }
 
 /// Per block, its `TEMPLATE` features and its template's number: sums over

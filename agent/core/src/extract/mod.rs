@@ -23,6 +23,7 @@ pub mod closing;
 pub mod context;
 pub mod dates;
 pub mod declared;
+pub mod extractor;
 pub mod features;
 pub mod markdown;
 pub mod metadata;

@@ -426,13 +426,7 @@ fn decide(sample: &str, t: Thresholds) -> Detected {
     let Some(scored) = profiles.score(sample, script) else {
         // A script no profile is written in (Hangul, Han, Khmer, Ethiopic, ...):
         // whatlang's alone.
-        return match whatlang::detect(sample) {
-            Some(w) if w.is_reliable() && w.confidence() >= t.min_confidence => Detected {
-                code: Some(w.lang().code()),
-                confidence: w.confidence(),
-            },
-            _ => UNKNOWN,
-        };
+        return whatlang_alone(sample, t);
     };
     if scored.in_script < MIN_IN_SCRIPT {
         // Much of the sample is in another script: a mixed page, of which
@@ -461,26 +455,7 @@ fn decide(sample: &str, t: Thresholds) -> Detected {
         // "whatlang only where the profiles are unsure, revisited").
         return profile;
     }
-    let mut allow: Vec<whatlang::Lang> = scored
-        .top
-        .iter()
-        .flatten()
-        .filter_map(|&l| whatlang::Lang::from_code(profiles.langs()[l].code))
-        .collect();
-    allow.extend(
-        script
-            .langs()
-            .iter()
-            .filter(|l| !profiles.knows(l.code()))
-            .copied(),
-    );
-    let first = match allow.len() {
-        0 => None,
-        1 => Some((allow[0], true, 1.0)),
-        _ => whatlang::Detector::with_allowlist(allow)
-            .detect(crate::analyse::text::prefix(sample, WHATLANG_BYTES))
-            .map(|w| (w.lang(), w.is_reliable(), w.confidence())),
-    };
+    let first = whatlang_among(sample, script, profiles, &scored);
     let Some((first, reliable, confidence)) = first else {
         // Only languages whatlang does not know are in the running.
         return if clear { profile } else { UNKNOWN };
@@ -522,6 +497,49 @@ fn decide(sample: &str, t: Thresholds) -> Detected {
         return whatlang;
     }
     UNKNOWN
+}
+
+/// whatlang's reading where no profile is written in the script.
+fn whatlang_alone(sample: &str, t: Thresholds) -> Detected {
+    match whatlang::detect(sample) {
+        Some(w) if w.is_reliable() && w.confidence() >= t.min_confidence => Detected {
+            code: Some(w.lang().code()),
+            confidence: w.confidence(),
+        },
+        _ => UNKNOWN,
+    }
+}
+
+/// whatlang's reading among the profiles' leaders it knows and the
+/// script's languages the profiles lack: `(language, reliable,
+/// confidence)`, or `None` when only languages whatlang does not know are
+/// in the running.
+fn whatlang_among(
+    sample: &str,
+    script: whatlang::Script,
+    profiles: &Profiles,
+    scored: &profiles::Scored,
+) -> Option<(whatlang::Lang, bool, f64)> {
+    let mut allow: Vec<whatlang::Lang> = scored
+        .top
+        .iter()
+        .flatten()
+        .filter_map(|&l| whatlang::Lang::from_code(profiles.langs()[l].code))
+        .collect();
+    allow.extend(
+        script
+            .langs()
+            .iter()
+            .filter(|l| !profiles.knows(l.code()))
+            .copied(),
+    );
+    match allow.len() {
+        0 => None,
+        1 => Some((allow[0], true, 1.0)),
+        _ => whatlang::Detector::with_allowlist(allow)
+            .detect(crate::analyse::text::prefix(sample, WHATLANG_BYTES))
+            .map(|w| (w.lang(), w.is_reliable(), w.confidence())),
+    }
 }
 
 /// An ISO 639-3 macrolanguage whose members the detectors tell apart only

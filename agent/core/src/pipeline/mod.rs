@@ -6,15 +6,13 @@
 //! density → language → chunks → stop chunks → labeled-set match. A page
 //! leaves at the first filter it fails, which keeps the cost of junk low.
 
-use crate::analyse::{self, AnalyseError, Analysis};
+use crate::analyse::{AnalyseError, Analysis};
 use crate::discovery::count::shingle_record;
-use crate::extract::metadata::Metadata;
-use crate::extract::pagetype::{self, PageType};
-use crate::extract::{self, Content};
+use crate::extract::extractor::Extractor;
+use crate::extract::Content;
 use crate::filters;
 use crate::fingerprints::chunks::{self, Chunks};
 use crate::fingerprints::stopchunks::StopChunks;
-use crate::input::decode::decode_page;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
 use crate::labels::{LabeledSets, LabelsHandle};
@@ -22,42 +20,18 @@ use crate::language;
 use crate::settings::{Settings, UnknownLanguage};
 use crate::styles;
 use crate::verdict::{Kind, Reason, Verdict};
-use lol_html::Selector;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
-
-/// A per-site content-tag rule, compiled.
-struct CompiledRule {
-    host: String,
-    selector: Selector,
-}
 
 /// Everything needed to judge pages: settings, stop chunks, site rules, and
 /// a handle to the current labeled sets (swapped while pages flow).
 pub struct Pipeline {
     settings: Settings,
     stop: StopChunks,
-    rules: Vec<CompiledRule>,
     labels: LabelsHandle,
-    scorer: extract::Scorer,
-    /// Where content ends (`rules/closing_headings.txt`).
-    closing: extract::closing::Headings,
-    page_types: pagetype::Model,
+    extractor: Extractor,
     /// Verdicts carry their occurrences (`count_occurrences`).
     count: bool,
-}
-
-/// A page's blocks as `extract --block-features` writes them: each block's
-/// text and feature row, and its layout (template number, region bounds).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct BlockRows {
-    pub blocks: Vec<(String, Vec<f32>)>,
-    pub layout: Vec<Vec<usize>>,
-    /// The page-type classifier's feature row (what `kind` is computed
-    /// from: the training script fits its own, out of fold, on these).
-    pub page_row: Vec<f32>,
-    /// The page's kind as the shipped classifier gives it (`features::KINDS`).
-    pub kind: Vec<f32>,
 }
 
 /// What a labeled set built from a document holds.
@@ -71,33 +45,6 @@ pub struct Matchable {
     pub shingles: Vec<u64>,
     /// The content's SimHash (`None` without shingles).
     pub simhash: Option<u64>,
-}
-
-/// The extracted content of a page, for `crawlsieve extract` and embedders.
-#[derive(Debug, Clone)]
-pub struct Extracted {
-    pub title: Option<String>,
-    /// Paragraphs separated by `\n`.
-    pub content: String,
-    pub words: u32,
-}
-
-/// Everything `crawlsieve extract --format markdown|json` gives: the content
-/// as text and Markdown, the page's metadata, language and type.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Document {
-    #[serde(flatten)]
-    pub metadata: Metadata,
-    /// ISO 639-3 code of the content's language, detected (`None`: unknown).
-    pub language: Option<&'static str>,
-    #[serde(flatten)]
-    pub page_type: PageType,
-    pub words: u32,
-    /// Paragraphs separated by `\n`.
-    pub text: String,
-    /// The content as Markdown.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub markdown: Option<String>,
 }
 
 impl Pipeline {
@@ -121,28 +68,11 @@ impl Pipeline {
     pub fn with_labels(settings: Settings, labels: LabelsHandle) -> anyhow::Result<Self> {
         let stop = StopChunks::from_list(&settings.stopchunk_list()?, settings.stopchunks.fp_rate)
             .map_err(|e| anyhow::anyhow!("stop chunks: {e}"))?;
-        let mut rules = Vec::new();
-        for rule in settings.site_rules()? {
-            let selector: Selector = rule.content.parse().map_err(|e| {
-                anyhow::anyhow!(
-                    "site rule for `{}`: key `content`: bad CSS selector `{}`: {e}",
-                    rule.host,
-                    rule.content
-                )
-            })?;
-            rules.push(CompiledRule {
-                host: rule.host.trim_start_matches('.').to_ascii_lowercase(),
-                selector,
-            });
-        }
         Ok(Pipeline {
             count: false,
-            scorer: settings.scorer()?,
-            closing: settings.closing_headings()?,
-            page_types: settings.page_types()?,
+            extractor: settings.extractor()?,
             settings,
             stop,
-            rules,
             labels,
         })
     }
@@ -150,6 +80,12 @@ impl Pipeline {
     /// The settings this pipeline was built with.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The extractor pages' content is chosen with (`crawlsieve extract`
+    /// and the training rows use it alone).
+    pub fn extractor(&self) -> &Extractor {
+        &self.extractor
     }
 
     /// The handle to the labeled sets pages are judged against.
@@ -232,169 +168,22 @@ impl Pipeline {
         v
     }
 
-    fn rule_for(&self, url: &str) -> Option<&Selector> {
-        if self.rules.is_empty() {
-            return None;
-        }
-        let host = site::host(url)?;
-        self.rules
-            .iter()
-            .find(|r| host == r.host || host.ends_with(&format!(".{}", r.host)))
-            .map(|r| &r.selector)
-    }
-
-    /// The one HTML pass and the content choice, shared by `process` and `extract`.
-    fn analyse(
-        &self,
-        page: &Page,
-        v: Option<&mut Verdict>,
-    ) -> Result<(Analysis, Content), AnalyseError> {
-        let analysis = self.analysis(page, v)?;
-        let kind = || self.kind(&analysis, page);
-        let content = extract::content(&analysis, &self.scorer, &self.closing, &kind);
-        Ok((analysis, content))
-    }
-
-    /// What kind of page it is, as the learned scorer's second stage reads
-    /// it: the page-type classifier on the plateau's content (what
-    /// `bench/train_pagetype.py` learns from) and the page's metadata. A
-    /// page whose pass kept no metadata (`auto` and `pruned` keep none: a few
-    /// pages in a hundred go to the model) is read again, with it.
-    fn kind(&self, analysis: &Analysis, page: &Page) -> extract::features::Kind {
-        let again;
-        let analysis = match analysis.outline {
-            Some(_) => analysis,
-            None => match self.outlined_analysis(page) {
-                Ok(a) => {
-                    again = a;
-                    &again
-                }
-                Err(_) => return Default::default(),
-            },
-        };
-        let metadata = extract::metadata::metadata(analysis, &page.url);
-        self.page_types
-            .kind(&self.kind_row(analysis, &metadata, &page.url))
-    }
-
-    /// The page-type classifier's row as the kind reads it: on the
-    /// plateau's content, whatever the scorer.
-    fn kind_row(&self, analysis: &Analysis, metadata: &Metadata, url: &str) -> Vec<f32> {
-        let none = || extract::features::Kind::default();
-        let plateau = extract::content(analysis, &extract::Scorer::Plateau, &self.closing, &none);
-        pagetype::features(analysis, &plateau, metadata, url)
-    }
-
-    /// The one HTML pass alone.
-    fn analysis(&self, page: &Page, v: Option<&mut Verdict>) -> Result<Analysis, AnalyseError> {
-        let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
-        let decoded = decode_page(page);
-        if let Some(v) = v {
+    /// The one HTML pass and the content choice; the verdict notes decode
+    /// errors and gets the page's style fingerprint.
+    fn analyse(&self, page: &Page, v: &mut Verdict) -> Result<(Analysis, Content), AnalyseError> {
+        let style_fp = self.settings.output.style_fp;
+        let analysis = self.extractor.read(page, |decoded| {
             if decoded.had_errors {
                 v.reasons.push(Reason::DecodeErrors);
             }
             // Every page with a body gets one, dropped pages too: link farms
             // are dropped as link-dense, and their template is what finds them.
-            if self.settings.output.style_fp {
+            if style_fp {
                 v.style_fp = Some(styles::fingerprint(decoded.text.as_bytes()).encode());
             }
-        }
-        // The learned scorer's second stage reads the page's kind, which
-        // reads its metadata: the pass keeps it when the model scores every
-        // page. (It costs `pruned` a sixth of its speed for the few pages it
-        // hands to the model; those are read again: `kind`.)
-        let outlined = matches!(self.scorer, extract::Scorer::Learned(_));
-        analyse::analyse_within(&decoded.text, self.rule_for(&page.url), outlined, budget)
-    }
-
-    /// Extraction only: no filters, no matching.
-    pub fn extract(&self, page: &Page) -> Result<Extracted, String> {
-        let (analysis, content) = self.analyse(page, None).map_err(|e| e.to_string())?;
-        Ok(Extracted {
-            title: analysis.title.clone(),
-            content: content.text(&analysis),
-            words: content.words,
-        })
-    }
-
-    /// The content with its structure and the page's metadata, language and
-    /// type (one HTML pass that also keeps the page's outline). `markdown`:
-    /// render the content as Markdown too.
-    pub fn document(&self, page: &Page, markdown: bool) -> Result<Document, String> {
-        let (analysis, content, metadata) = self.outlined(page)?;
-        let row = pagetype::features(&analysis, &content, &metadata, &page.url);
-        let page_type = self.page_types.classify(&row);
-        let lang = &self.settings.language;
-        let text = content.text(&analysis);
-        let language = language::detect(&text, lang.sample_bytes, lang.thresholds()).code;
-        Ok(Document {
-            metadata,
-            language,
-            page_type,
-            words: content.words,
-            markdown: markdown.then(|| extract::markdown::markdown(&analysis, &content, &page.url)),
-            text,
-        })
-    }
-
-    /// The page-level feature row the page-type model reads (what
-    /// `bench/train_pagetype.py` learns from).
-    pub fn page_row(&self, page: &Page) -> Result<Vec<f32>, String> {
-        let (analysis, content, metadata) = self.outlined(page)?;
-        Ok(pagetype::features(
-            &analysis, &content, &metadata, &page.url,
-        ))
-    }
-
-    /// The HTML pass with the page's outline, the content and the metadata.
-    fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), String> {
-        let analysis = self.outlined_analysis(page)?;
-        let kind = || self.kind(&analysis, page);
-        let content = extract::content(&analysis, &self.scorer, &self.closing, &kind);
-        let metadata = extract::metadata::metadata(&analysis, &page.url);
-        Ok((analysis, content, metadata))
-    }
-
-    /// The HTML pass with the page's outline.
-    fn outlined_analysis(&self, page: &Page) -> Result<Analysis, String> {
-        let budget = analyse::Budget::from_now(self.settings.input.max_page_ms);
-        let decoded = decode_page(page);
-        let analysis =
-            analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
-                .map_err(|e| e.to_string())?;
-        Ok(analysis)
-    }
-
-    /// Every block of a page with its feature row, and per block where it
-    /// sits for the second stage: its template's number, then its regions'
-    /// bounds `[lo, hi)` level by level (`extract --block-features`, what the
-    /// learned scorer is trained on); and the page's kind with the row it
-    /// comes from.
-    pub fn block_rows(&self, page: &Page) -> Result<BlockRows, String> {
-        let analysis = self.outlined_analysis(page)?;
-        let (rows, layout) = extract::block_rows(&analysis);
-        let metadata = extract::metadata::metadata(&analysis, &page.url);
-        let page_row = self.kind_row(&analysis, &metadata, &page.url);
-        let kind = self.page_types.kind(&page_row).to_vec();
-        let blocks = analysis
-            .blocks
-            .iter()
-            .zip(rows)
-            .map(|(b, r)| (analysis.slice(b.start, b.end).to_string(), r.to_vec()))
-            .collect();
-        let layout = (layout.template.iter().zip(&layout.regions))
-            .map(|(&t, regions)| {
-                let mut v = vec![t as usize];
-                v.extend(regions.iter().flat_map(|&(lo, hi)| [lo, hi]));
-                v
-            })
-            .collect();
-        Ok(BlockRows {
-            blocks,
-            layout,
-            page_row,
-            kind,
-        })
+        })?;
+        let content = self.extractor.content(&analysis, page);
+        Ok((analysis, content))
     }
 
     /// The hashes of a page's chunks that would be matched (not stop chunks,
@@ -402,7 +191,11 @@ impl Pipeline {
     /// labeled set built from this page holds. Same extraction and
     /// normalisation as `process`.
     pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, String> {
-        let (analysis, content) = self.analyse(page, None).map_err(|e| e.to_string())?;
+        let analysis = self
+            .extractor
+            .read(page, |_| {})
+            .map_err(|e| e.to_string())?;
+        let content = self.extractor.content(&analysis, page);
         Ok(
             self.matchable(chunks::chunk(content.paragraphs(&analysis), |h| {
                 self.stop.contains(h)
@@ -444,7 +237,7 @@ impl Pipeline {
         if crate::input::decode::looks_binary(&page.body) {
             return v.fail(Reason::BinaryBody, "body is binary, not text");
         }
-        let (analysis, content) = match self.analyse(page, Some(v)) {
+        let (analysis, content) = match self.analyse(page, v) {
             Ok(done) => done,
             Err(e @ AnalyseError::TooSlow(_)) => return v.fail(Reason::TooSlow, e.to_string()),
             Err(e) => return v.fail(Reason::ParseError, e.to_string()),

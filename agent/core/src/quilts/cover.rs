@@ -120,6 +120,31 @@ pub fn find(
     memory_bytes: usize,
 ) -> anyhow::Result<(Vec<Quilt>, CoverStats)> {
     let mut stats = CoverStats::default();
+    let mut docs = load_docs(docs_tables, patches)?;
+    stats.documents = docs.len() as u64;
+    count_patches(patches, &mut docs, &mut stats)?;
+    let (part, parts) = params.part;
+    let candidate = |key: u64, d: &Doc| {
+        key % parts == part
+            && d.grams > 0
+            && d.patch >= params.c
+            && d.patch as f64 >= params.theta * d.grams as f64
+    };
+    stats.candidates = docs.iter().filter(|(k, d)| candidate(**k, d)).count() as u64;
+    let mut sorter = Sorter::<(u64, u64, u64)>::new(spill, memory_bytes)?;
+    if stats.candidates > 0 {
+        pair_sources(patches, &docs, params, &candidate, &mut sorter)?;
+    }
+    stats.pairs = sorter.pushed();
+    stats.runs = sorter.runs();
+    let found = covers(sorter, &docs, params)?;
+    stats.quilts = found.len() as u64;
+    Ok((describe(found, &docs, docs_tables)?, stats))
+}
+
+/// Every machine's documents, by key; the docs tables must be of the
+/// machines whose grams the patches merged, with the same k.
+fn load_docs(docs_tables: &[PathBuf], patches: &[PathBuf]) -> anyhow::Result<FxHashMap<u64, Doc>> {
     let (k, machines) = check_partitions(patches)?;
     let mut docs: FxHashMap<u64, Doc> = FxHashMap::default();
     let mut names = Vec::new();
@@ -151,8 +176,15 @@ pub fn find(
         "the docs tables are of machines {names:?}, the patches merge the grams of {machines:?}: \
          give every machine's docs table, and every machine's grams file to each partition's patches step"
     );
-    stats.documents = docs.len() as u64;
+    Ok(docs)
+}
 
+/// First pass over the patches: each document's patch grams.
+fn count_patches(
+    patches: &[PathBuf],
+    docs: &mut FxHashMap<u64, Doc>,
+    stats: &mut CoverStats,
+) -> anyhow::Result<()> {
     let (mut gram, mut posting) = (0u64, Vec::new());
     let mut unknown = 0u64;
     for p in patches {
@@ -171,42 +203,49 @@ pub fn find(
         unknown == 0,
         "{unknown} patch-gram occurrences name documents no docs table holds: give every machine's docs table"
     );
-    let (part, parts) = params.part;
-    let candidate = |key: u64, d: &Doc| {
-        key % parts == part
-            && d.grams > 0
-            && d.patch >= params.c
-            && d.patch as f64 >= params.theta * d.grams as f64
-    };
-    stats.candidates = docs.iter().filter(|(k, d)| candidate(**k, d)).count() as u64;
+    Ok(())
+}
 
-    let mut sorter = Sorter::<(u64, u64, u64)>::new(spill, memory_bytes)?;
-    if stats.candidates > 0 {
-        for p in patches {
-            let mut r = PatchesReader::open(p)?;
-            while r.next_posting(&mut gram, &mut posting)? {
-                // Every document of a posting is in `docs` (checked in the
-                // first pass over the same files); `get` keeps a file changed
-                // in between from panicking.
-                for &d in &posting {
-                    let Some(doc) = docs.get(&d).filter(|doc| candidate(d, doc)) else {
-                        continue;
-                    };
-                    for &other in &posting {
-                        let same_site = || docs.get(&other).is_some_and(|o| o.site == doc.site);
-                        if other != d && !(params.foreign && doc.site != 0 && same_site()) {
-                            sorter.push((d, gram, other))?;
-                        }
+/// Second pass: `(candidate, gram, source)` for every other document of a
+/// candidate's patch grams (of another site, with `foreign`), sorted.
+fn pair_sources(
+    patches: &[PathBuf],
+    docs: &FxHashMap<u64, Doc>,
+    params: &Params,
+    candidate: &impl Fn(u64, &Doc) -> bool,
+    sorter: &mut Sorter<(u64, u64, u64)>,
+) -> anyhow::Result<()> {
+    let (mut gram, mut posting) = (0u64, Vec::new());
+    for p in patches {
+        let mut r = PatchesReader::open(p)?;
+        while r.next_posting(&mut gram, &mut posting)? {
+            // Every document of a posting is in `docs` (checked in the
+            // first pass over the same files); `get` keeps a file changed
+            // in between from panicking.
+            for &d in &posting {
+                let Some(doc) = docs.get(&d).filter(|doc| candidate(d, doc)) else {
+                    continue;
+                };
+                for &other in &posting {
+                    let same_site = || docs.get(&other).is_some_and(|o| o.site == doc.site);
+                    if other != d && !(params.foreign && doc.site != 0 && same_site()) {
+                        sorter.push((d, gram, other))?;
                     }
                 }
             }
         }
     }
-    stats.pairs = sorter.pushed();
-    stats.runs = sorter.runs();
+    Ok(())
+}
 
-    // Candidates with their pairs, in key order; a candidate whose patch
-    // grams have no eligible source (foreign) has no pairs and no cover.
+/// Candidates with their pairs, in key order, covered greedily; those whose
+/// cover passes the test are quilts. A candidate whose patch grams have no
+/// eligible source (foreign) has no pairs and no cover.
+fn covers(
+    sorter: Sorter<(u64, u64, u64)>,
+    docs: &FxHashMap<u64, Doc>,
+    params: &Params,
+) -> anyhow::Result<Vec<(u64, Vec<Chosen>)>> {
     let mut found: Vec<(u64, Vec<Chosen>)> = Vec::new();
     let mut current: Option<u64> = None;
     let mut pairs: Vec<(u64, u64)> = Vec::new();
@@ -237,8 +276,7 @@ pub fn find(
     if let Some(prev) = current {
         finish(prev, &mut pairs);
     }
-    stats.quilts = found.len() as u64;
-    Ok((describe(found, &docs, docs_tables)?, stats))
+    Ok(found)
 }
 
 /// The greedy set cover of seed 000 §2: repeatedly take the source that

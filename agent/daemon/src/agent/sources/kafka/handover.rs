@@ -347,66 +347,78 @@ impl Handover {
         let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
         // Offsets first, state second: what was acknowledged by now is in the
         // state taken after it.
-        let acked: HashMap<i32, i64> = {
-            let mut acked = self.acked.lock().unwrap_or_else(|p| p.into_inner());
-            match which {
-                Which::Changed => acked.clone(),
-                Which::Release(ps) => {
-                    let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
-                    for p in ps {
-                        next.remove(p);
-                    }
-                    ps.iter()
-                        .filter_map(|p| Some((*p, acked.remove(p)?)))
-                        .collect()
+        let acked = self.take_acked(&which);
+        let snapshot = self.snapshot(&acked, &which);
+        if snapshot.released > 0 {
+            self.count("released", snapshot.released);
+        }
+        let written = self.write_states(snapshot.out);
+        if !written.is_empty() && !self.saved(&written) {
+            return;
+        }
+        self.commit(consumer, &written, snapshot.unchanged, &snapshot.upto);
+    }
+
+    /// The acknowledged offsets of the partitions `which` names (taken out
+    /// of the running ones for a release).
+    fn take_acked(&self, which: &Which) -> HashMap<i32, i64> {
+        let mut acked = self.acked.lock().unwrap_or_else(|p| p.into_inner());
+        match which {
+            Which::Changed => acked.clone(),
+            Which::Release(ps) => {
+                let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+                for p in ps.iter() {
+                    next.remove(p);
                 }
+                ps.iter()
+                    .filter_map(|p| Some((*p, acked.remove(p)?)))
+                    .collect()
             }
-        };
-        // Copied under the tracker's lock, encoded outside it: pages keep
-        // flowing while a large state is written (encoding costs ~0.8 µs a
-        // neighborhood, a copy a fraction of that).
-        let mut out: Vec<(i32, u64, Shard)> = Vec::new();
-        // Partitions whose state on the topic is current already.
-        let mut unchanged: Vec<i32> = Vec::new();
-        // Per partition, the offset to commit (`Shard::commit_below`).
-        let mut upto: HashMap<i32, i64> = HashMap::new();
-        let mut released = 0;
-        {
-            let mut t = self.tracker();
-            for &p in acked.keys() {
-                let key = (self.topic.clone(), p);
-                if let Some(s) = t.shard(&key) {
-                    upto.insert(p, s.commit_below(acked[&p]));
-                }
-                let shard = match which {
-                    Which::Changed => match t.shard(&key) {
-                        Some(s) if s.dirty() => Some(s.clone()),
-                        Some(_) => {
-                            unchanged.push(p);
+        }
+    }
+
+    /// The states to write, copied under the tracker's lock and encoded
+    /// outside it: pages keep flowing while a large state is written
+    /// (encoding costs ~0.8 µs a neighborhood, a copy a fraction of that).
+    fn snapshot(&self, acked: &HashMap<i32, i64>, which: &Which) -> Snapshot {
+        let mut s = Snapshot::default();
+        let mut t = self.tracker();
+        for &p in acked.keys() {
+            let key = (self.topic.clone(), p);
+            if let Some(shard) = t.shard(&key) {
+                s.upto.insert(p, shard.commit_below(acked[&p]));
+            }
+            let shard = match which {
+                Which::Changed => match t.shard(&key) {
+                    Some(shard) if shard.dirty() => Some(shard.clone()),
+                    Some(_) => {
+                        s.unchanged.push(p);
+                        None
+                    }
+                    None => None,
+                },
+                Which::Release(_) => {
+                    let taken = t.release(&key);
+                    s.released += taken.is_some() as u64;
+                    match taken {
+                        Some(shard) if !shard.dirty() => {
+                            s.unchanged.push(p);
                             None
                         }
-                        None => None,
-                    },
-                    Which::Release(_) => {
-                        let taken = t.release(&key);
-                        released += taken.is_some() as u64;
-                        match taken {
-                            Some(s) if !s.dirty() => {
-                                unchanged.push(p);
-                                None
-                            }
-                            s => s,
-                        }
+                        shard => shard,
                     }
-                };
-                if let Some(s) = shard {
-                    out.push((p, s.changes, s));
                 }
+            };
+            if let Some(shard) = shard {
+                s.out.push((p, shard.changes, shard));
             }
         }
-        if released > 0 {
-            self.count("released", released);
-        }
+        s
+    }
+
+    /// Each state to the state topic, in its partition; the partitions sent
+    /// and the change counts they were sent at.
+    fn write_states(&self, out: Vec<(i32, u64, Shard)>) -> Vec<(i32, u64)> {
         let mut written = Vec::new();
         for (p, changes, shard) in out {
             let sent = shard.encode(&(self.topic.clone(), p)).and_then(|b| {
@@ -434,22 +446,36 @@ impl Handover {
             }
         }
 
-        if !written.is_empty() {
-            if let Err(e) = self.producer.flush(TIMEOUT) {
-                self.count("checkpoint_failed", written.len() as u64);
-                tracing::warn!(topic = %self.topic, error = %e, "neighborhood checkpoints not acknowledged; offsets not committed");
-                return;
-            }
-            self.count("checkpoint", written.len() as u64);
-            let mut t = self.tracker();
-            for (p, changes) in &written {
-                if let Some(s) = t.shard_mut(&(self.topic.clone(), *p)) {
-                    s.saved = *changes;
-                }
+        written
+    }
+
+    /// Waits for the broker to acknowledge the states written; notes them
+    /// saved. False when it did not (no offset may then be committed).
+    fn saved(&self, written: &[(i32, u64)]) -> bool {
+        if let Err(e) = self.producer.flush(TIMEOUT) {
+            self.count("checkpoint_failed", written.len() as u64);
+            tracing::warn!(topic = %self.topic, error = %e, "neighborhood checkpoints not acknowledged; offsets not committed");
+            return false;
+        }
+        self.count("checkpoint", written.len() as u64);
+        let mut t = self.tracker();
+        for (p, changes) in written {
+            if let Some(s) = t.shard_mut(&(self.topic.clone(), *p)) {
+                s.saved = *changes;
             }
         }
-        // Commit the partitions whose state is now on the topic, and those
-        // whose state had not changed since it was.
+        true
+    }
+
+    /// Commits the partitions whose state is now on the topic, and those
+    /// whose state had not changed since it was.
+    fn commit<C: ConsumerContext>(
+        &self,
+        consumer: &impl Consumer<C>,
+        written: &[(i32, u64)],
+        unchanged: Vec<i32>,
+        upto: &HashMap<i32, i64>,
+    ) {
         let mut tpl = TopicPartitionList::new();
         for p in written.iter().map(|(p, _)| *p).chain(unchanged) {
             if let Err(e) = tpl.add_partition_offset(&self.topic, p, Offset::Offset(upto[&p])) {
@@ -464,6 +490,19 @@ impl Handover {
             }
         }
     }
+}
+
+/// What a checkpoint takes from the tracker.
+#[derive(Default)]
+struct Snapshot {
+    /// The states to write: partition, its change count, its state.
+    out: Vec<(i32, u64, Shard)>,
+    /// Partitions whose state on the topic is current already.
+    unchanged: Vec<i32>,
+    /// Per partition, the offset to commit (`Shard::commit_below`).
+    upto: HashMap<i32, i64>,
+    /// Partitions released from the tracker.
+    released: u64,
 }
 
 /// A consumer in no group, for reading checkpoints (one message may be `MAX_MESSAGE`).

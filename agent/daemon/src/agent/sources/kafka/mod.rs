@@ -77,24 +77,7 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
     let context = SourceContext {
         handover: handover.clone(),
     };
-    let consumer: Arc<StreamConsumer<SourceContext>> = Arc::new(
-        rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", &cfg.brokers)
-            .set("group.id", &cfg.group)
-            .set("enable.auto.commit", (handover.is_none()).to_string())
-            .set("auto.commit.interval.ms", "1000")
-            .set("enable.auto.offset.store", "false")
-            .set("auto.offset.reset", "earliest")
-            .set(
-                "session.timeout.ms",
-                SESSION_TIMEOUT.as_millis().to_string(),
-            )
-            .create_with_context(context)
-            .map_err(|e| anyhow::anyhow!("kafka source: {e}"))?,
-    );
-    consumer
-        .subscribe(&[&cfg.topic])
-        .map_err(|e| anyhow::anyhow!("kafka source {}: {e}", cfg.topic))?;
+    let consumer = subscribe(&cfg, context, handover.is_none())?;
     let max = run.agent.max_page_bytes;
     let topic: Arc<str> = cfg.topic.as_str().into();
     // A few pages between the pump and the pipeline; the pipeline's window
@@ -120,19 +103,9 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
         })
     };
     let pages = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
-    let checkpoints = handover.clone().map(|h| {
-        let consumer = consumer.clone();
-        tokio::spawn(async move {
-            let mut every = tokio::time::interval(h.config.every);
-            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            every.tick().await;
-            loop {
-                every.tick().await;
-                let (h, consumer) = (h.clone(), consumer.clone());
-                let _ = tokio::task::spawn_blocking(move || h.checkpoint_changed(&*consumer)).await;
-            }
-        })
-    });
+    let checkpoints = handover
+        .clone()
+        .map(|h| tokio::spawn(checkpoint_every(h, consumer.clone())));
     let backlog = || {
         let (consumer, topic) = (consumer.clone(), cfg.topic.clone());
         async move { tokio::task::spawn_blocking(move || group_lag(&*consumer, &topic)).await? }
@@ -179,6 +152,48 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
     // the fetch position, which may be past pages that were not.
     consumer.unsubscribe();
     Ok(ended)
+}
+
+/// The group's consumer, subscribed to the pages' topic. Offsets are
+/// stored only past delivered pages; the client commits them itself
+/// (`auto_commit`) unless a handover commits them with its checkpoints.
+fn subscribe(
+    cfg: &Kafka,
+    context: SourceContext,
+    auto_commit: bool,
+) -> anyhow::Result<Arc<StreamConsumer<SourceContext>>> {
+    let consumer: Arc<StreamConsumer<SourceContext>> = Arc::new(
+        rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", &cfg.brokers)
+            .set("group.id", &cfg.group)
+            .set("enable.auto.commit", auto_commit.to_string())
+            .set("auto.commit.interval.ms", "1000")
+            .set("enable.auto.offset.store", "false")
+            .set("auto.offset.reset", "earliest")
+            .set(
+                "session.timeout.ms",
+                SESSION_TIMEOUT.as_millis().to_string(),
+            )
+            .create_with_context(context)
+            .map_err(|e| anyhow::anyhow!("kafka source: {e}"))?,
+    );
+    consumer
+        .subscribe(&[&cfg.topic])
+        .map_err(|e| anyhow::anyhow!("kafka source {}: {e}", cfg.topic))?;
+    Ok(consumer)
+}
+
+/// The periodic checkpoint of the partitions whose neighborhoods changed,
+/// until aborted.
+async fn checkpoint_every(h: Arc<Handover>, consumer: Arc<StreamConsumer<SourceContext>>) {
+    let mut every = tokio::time::interval(h.config.every);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    every.tick().await;
+    loop {
+        every.tick().await;
+        let (h, consumer) = (h.clone(), consumer.clone());
+        let _ = tokio::task::spawn_blocking(move || h.checkpoint_changed(&*consumer)).await;
+    }
 }
 
 /// A message as the pipeline takes it: the page envelope, and where it sits.
