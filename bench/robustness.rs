@@ -127,6 +127,7 @@ fn main() -> anyhow::Result<()> {
         number: 1,
         set: CompactSet::from_sorted(keys.iter().copied())?,
         simhashes: SimhashIndex::new(&simhashes),
+        origins: Default::default(),
     };
     let sets = LabeledSets::empty()
         .with_set(Arc::new(set))

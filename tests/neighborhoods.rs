@@ -200,3 +200,99 @@ fn annotate_log_follows_a_growing_crawl_log_and_verdicts() {
         "{text}"
     );
 }
+
+/// A labeled set's own site is its origin, not its copier: its pages (all of
+/// the set's source, at the URLs `labels build` read them from) are judged
+/// the originals — never flagged, noted `labeled_origin` — and its
+/// neighborhood is not flagged, while the copier's is, as before. A mirror
+/// the operator trusts (`labels.origins`) is judged the original too.
+#[test]
+fn a_sets_own_site_is_its_origin_and_not_flagged() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pages = real_pages(&data, 40);
+    let (source, rest) = pages.split_at(10);
+    common::signed_source_set(d, source);
+    let inspect = ok(bin()
+        .args(["labels", "inspect"])
+        .arg(d.join("source.cslab"))
+        .output()
+        .unwrap());
+    assert!(
+        inspect.contains("\"origins\"") && inspect.contains("\"source.example\""),
+        "{inspect}"
+    );
+
+    let mut f = std::fs::File::create(d.join("crawl.jsonl")).unwrap();
+    let mut line = |url: String, html: &String| {
+        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
+    };
+    for (i, html) in source.iter().enumerate() {
+        line(format!("http://source.example/{i}"), html);
+        line(format!("http://copier.example/mirror/page-{i}.html"), html);
+    }
+    for (i, html) in rest.iter().enumerate() {
+        line(
+            format!("http://www.site{}.example/post-{i}.html", i % 3),
+            html,
+        );
+    }
+    drop(f);
+    let public = format!("labels.public_key_file={}", d.join("k.pub").display());
+    let scan = |extra: &[&str]| {
+        let out = ok(bin()
+            .args(["scan", "-q", "--set", &public])
+            .args(extra)
+            .arg("-l")
+            .arg(d.join("source.cslab"))
+            .arg(d.join("crawl.jsonl"))
+            .output()
+            .unwrap());
+        split_lines(&out)
+    };
+
+    let (verdicts, flags) = scan(&[]);
+    assert_eq!(verdicts.len(), 50, "one verdict per page");
+    let on = |v: &serde_json::Value, host: &str| v["url"].as_str().unwrap().contains(host);
+    let has =
+        |v: &serde_json::Value, r: &str| v["reasons"].as_array().unwrap().iter().any(|x| x == r);
+    for v in verdicts.iter().filter(|v| on(v, "//source.example/")) {
+        assert_ne!(v["verdict"], "flag", "an original is not a copy: {v}");
+        assert!(has(v, "labeled_origin"), "{v}");
+        assert_eq!(v["origin_of"], serde_json::json!(["source"]), "{v}");
+        assert!(v["labels"].as_array().unwrap().is_empty(), "{v}");
+    }
+    let copier: Vec<_> = verdicts
+        .iter()
+        .filter(|v| on(v, "copier.example"))
+        .collect();
+    assert!(
+        copier.iter().filter(|v| v["verdict"] == "flag").count() >= 8,
+        "copies flagged as before"
+    );
+    assert!(copier.iter().all(|v| !has(v, "labeled_origin")));
+    let bad: Vec<&str> = flags
+        .iter()
+        .filter(|f| f["state"] == "bad")
+        .map(|f| f["neighborhood"].as_str().unwrap())
+        .collect();
+    assert_eq!(bad, ["copier.example"], "the origin site is never flagged");
+
+    // The copier, trusted as a mirror by config: an original too, nothing flagged.
+    let (verdicts, flags) = scan(&["--set", "labels.origins.source=[copier.example]"]);
+    assert!(
+        verdicts.iter().all(|v| v["verdict"] != "flag"),
+        "mirror trusted"
+    );
+    assert!(flags.iter().all(|f| f["state"] != "bad"), "{flags:?}");
+    // A mistake in it names the key.
+    let out = bin()
+        .args(["scan", "-q", "--set", "labels.origins.source=[a b]"])
+        .arg(d.join("crawl.jsonl"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("labels.origins.source"), "{err}");
+}

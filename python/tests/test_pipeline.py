@@ -52,9 +52,14 @@ def test_labeled_copies_are_flagged_and_signed_sets_are_checked(cli, tmp_path, w
     subprocess.run([cli, "labels", "build", "--name", "expert", "--key", key, "-o", cslab, corpus],
                    check=True, capture_output=True)
     p = crawlsieve.Pipeline(labels=[str(cslab)], public_key=str(key) + ".pub")
-    verdicts = p.process_many(pages)
+    # The corpus's pages on a copier's site are flagged; at their own URLs
+    # (the set's origin, which `labels build` records) they are the originals.
+    copies = [(f"http://copier.example/{i}", h) for i, (_, h) in enumerate(pages[:6])]
+    verdicts = p.process_many(copies + pages[6:])
     assert [v["verdict"] for v in verdicts[:6]] == ["flag"] * 6, [v["reasons"] for v in verdicts[:6]]
     assert all(v["verdict"] != "flag" for v in verdicts[6:])
+    originals = p.process_many(pages[:6])
+    assert all(v["verdict"] != "flag" and "labeled_origin" in v["reasons"] for v in originals), originals
     with pytest.raises(ValueError):  # a signed set needs the hub's public key
         crawlsieve.Pipeline(labels=[str(cslab)])
     tampered = tmp_path / "tampered.cslab"

@@ -51,6 +51,8 @@ pub struct CorpusStats {
     /// Documents whose extraction failed (counted, skipped).
     pub failed: u64,
     pub sources: SourceStats,
+    /// The registered domains of the pages (`corpus_keys`): a set's origin.
+    pub sites: std::collections::BTreeSet<String>,
 }
 
 fn is_text(path: &str) -> bool {
@@ -145,14 +147,23 @@ pub fn corpus_keys(
     let mut keys = Vec::new();
     let mut pages = Vec::new();
     let mut failed = 0;
+    let mut sites = std::collections::BTreeSet::new();
     let mut stats = walk(
         pipeline,
         inputs,
         limits,
         workers,
-        |p, doc| doc.matchable(p),
-        |m| match m {
+        |p, doc| {
+            if let Document::Page(page) = doc {
+                if let Some(site) = crate::input::site::registered_domain(&page.url) {
+                    return (Some(site), doc.matchable(p));
+                }
+            }
+            (None, doc.matchable(p))
+        },
+        |(site, m)| match m {
             Ok(m) => {
+                sites.extend(site);
                 keys.extend(m.chunks.iter().map(crate::labels::key));
                 if whole {
                     keys.extend(m.whole.as_ref().map(crate::labels::key));
@@ -166,6 +177,7 @@ pub fn corpus_keys(
         },
     )?;
     stats.failed = failed;
+    stats.sites = sites;
     keys.sort_unstable();
     keys.dedup();
     pages.sort_unstable();

@@ -50,6 +50,9 @@ pub enum Reason {
     Truncated,
     LanguageUnknown,
     DecodeErrors,
+    /// The page is on the origin site of a labeled set it matched: the
+    /// original, not a copy (`origin_of` names the sets).
+    LabeledOrigin,
     // Errors.
     BrokenInput,
     BinaryBody,
@@ -75,6 +78,7 @@ impl Reason {
             Reason::Truncated => "truncated",
             Reason::LanguageUnknown => "language_unknown",
             Reason::DecodeErrors => "decode_errors",
+            Reason::LabeledOrigin => "labeled_origin",
             Reason::BrokenInput => "broken_input",
             Reason::BinaryBody => "binary_body",
             Reason::ParseError => "parse_error",
@@ -178,6 +182,11 @@ pub struct Verdict {
     pub labels: Vec<LabelCount>,
     /// Versions of the labeled sets the page was judged against.
     pub labels_version: Option<String>,
+    /// Labeled sets whose origin site the page is on and whose content it
+    /// holds: the original, not a copy (`labeled_origin`); their matches are
+    /// left out of every figure above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub origin_of: Vec<String>,
     /// SHA-1 (hex) of the normalised content (see README).
     pub content_sha1: Option<String>,
     /// Extracted content (only when `output.content` is on).
@@ -230,6 +239,7 @@ impl Verdict {
             near_duplicate: None,
             labels: Vec::new(),
             labels_version: None,
+            origin_of: Vec::new(),
             content_sha1: None,
             content: None,
             counted: Vec::new(),

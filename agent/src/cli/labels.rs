@@ -64,6 +64,15 @@ pub struct BuildArgs {
     /// Leave out page SimHashes (by default a near-duplicate of a page matches too).
     #[arg(long)]
     no_simhash: bool,
+    /// An origin site of the set besides the corpus's own (repeatable): a domain
+    /// (`example.org`: every host under it) or a URL prefix (`https://example.org/blog/`).
+    /// Pages there are the originals: kept with `labeled_origin`, never flagged by this set.
+    #[arg(long = "origin", value_name = "SITE")]
+    origins: Vec<String>,
+    /// Leave out the corpus's own sites (the registered domains of its pages) from the
+    /// origin; only `--origin` sites are then recorded.
+    #[arg(long)]
+    no_corpus_origins: bool,
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j')]
     workers: Option<usize>,
@@ -199,21 +208,41 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
         !a.no_whole,
         !a.no_simhash,
     )?;
-    let header = file::Header::new(&a.name, a.version, 0, min_chars);
+    let mut header = file::Header::new(&a.name, a.version, 0, min_chars);
+    let corpus = (!a.no_corpus_origins).then_some(&stats.sites);
+    header.origins = origins(corpus.into_iter().flatten().chain(&a.origins))?;
     let bytes = file::encode(&header, &contents, &key);
     std::fs::write(&a.output, &bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.output.display()))?;
     eprintln!(
-        "{} documents ({} failed), {} keys (chunks and shingles), {} page SimHashes -> {} ({} bytes) in {:.1} s",
+        "{} documents ({} failed), {} keys (chunks and shingles), {} page SimHashes, origin: {} -> {} ({} bytes) in {:.1} s",
         stats.documents,
         stats.failed,
         contents.keys.len(),
         contents.simhashes.len(),
+        if header.origins.is_empty() { "none".to_string() } else { header.origins.join(" ") },
         a.output.display(),
         bytes.len(),
         started.elapsed().as_secs_f64()
     );
     Ok(0)
+}
+
+/// A set's origin sites in their normal form, sorted and distinct, at most
+/// `file::MAX_ORIGINS`.
+fn origins<'a>(sites: impl Iterator<Item = &'a String>) -> anyhow::Result<Vec<String>> {
+    let mut out = sites
+        .map(|s| crawlsieve_core::labels::origin::normalise(s).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    out.sort();
+    out.dedup();
+    anyhow::ensure!(
+        out.len() <= file::MAX_ORIGINS,
+        "{} origin sites: a set names at most {} (name them with --origin and --no-corpus-origins)",
+        out.len(),
+        file::MAX_ORIGINS
+    );
+    Ok(out)
 }
 
 fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {

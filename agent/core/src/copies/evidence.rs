@@ -39,11 +39,16 @@ pub struct Evidence {
     per_label_shingles: [u32; MAX_SETS],
     /// Distance to the nearest labeled page's SimHash, and the sets holding it.
     pub near: Option<(u32, u32)>,
+    /// The sets the page is the origin of that it matched (a bit each):
+    /// their matches are left out of everything above.
+    pub origin: u32,
 }
 
 /// Looks a page's chunks, whole content and shingles up, in one batch (the
-/// memory reads overlap), and its SimHash in the banded tables.
-pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32) -> Evidence {
+/// memory reads overlap), and its SimHash in the banded tables. Matches in
+/// the sets of `origin` (a bit each: the page is on their origin site) are
+/// noted, not counted.
+pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32, origin: u32) -> Evidence {
     let mut e = Evidence {
         shingles: chunks.shingles.len() as u32,
         ..Default::default()
@@ -68,6 +73,12 @@ pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32) -> Evidence {
     keys.extend_from_slice(&chunks.shingles);
     let mut masks = Vec::new();
     sets.lookup_many(&keys, &mut masks);
+    if origin != 0 {
+        for m in masks.iter_mut() {
+            e.origin |= *m & origin;
+            *m &= !origin;
+        }
+    }
     let (chunk_masks, rest) = masks.split_at(e.eligible as usize);
     e.whole_match = rest[0] != 0;
     for (&mask, &n) in chunk_masks.iter().zip(&chars) {
@@ -85,7 +96,9 @@ pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32) -> Evidence {
     }
     e.near = chunks.simhash.and_then(|h| {
         // near_duplicate_bits is checked ≤ 3 at start-up; 3 finds every page within 3 bits.
-        sets.nearest_simhash(h, crate::fingerprints::simhash::MAX_DISTANCE)
+        let (mask, d) = sets.nearest_simhash(h, crate::fingerprints::simhash::MAX_DISTANCE)?;
+        e.origin |= mask & origin;
+        (mask & !origin != 0).then_some((mask & !origin, d))
     });
     e
 }
@@ -136,6 +149,16 @@ pub fn decide(
             shingles: e.per_label_shingles[i],
         })
         .collect();
+    if e.origin != 0 {
+        v.origin_of = sets
+            .sets()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| e.origin >> i & 1 == 1)
+            .map(|(_, set)| set.name.clone())
+            .collect();
+        v.reasons.push(Reason::LabeledOrigin);
+    }
 
     let mut fired = Vec::new();
     if e.whole_match {

@@ -3,6 +3,7 @@
 
 use super::keys;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// `[labels]`.
@@ -33,6 +34,11 @@ pub struct LabelSettings {
     /// Follow labeled sets published by a hub.
     #[serde(default)]
     pub hub: Option<HubFollowSettings>,
+    /// Origin sites added to a set without rebuilding it, by set name
+    /// (mirrors and syndication partners an operator trusts): their pages
+    /// are judged the original, as the set's own origin's are.
+    #[serde(default)]
+    pub origins: BTreeMap<String, Vec<String>>,
 }
 
 /// `[labels.hub]`: where an agent follows labeled-set versions from
@@ -69,6 +75,19 @@ fn default_start_timeout() -> u64 {
 }
 
 impl LabelSettings {
+    /// `labels.origins`, parsed; a mistake names the key.
+    pub fn added_origins(&self) -> anyhow::Result<Vec<(String, super::origin::Origins)>> {
+        self.origins
+            .iter()
+            .map(|(name, sites)| {
+                let o = super::origin::Origins::new(sites).map_err(|e| {
+                    anyhow::anyhow!("configuration: key `labels.origins.{name}`: {e}")
+                })?;
+                Ok((name.clone(), o))
+            })
+            .collect()
+    }
+
     /// The configured public key, if any.
     pub fn public_key(&self) -> anyhow::Result<Option<ed25519_dalek::VerifyingKey>> {
         match (&self.public_key, &self.public_key_file) {
@@ -100,6 +119,7 @@ impl LabelSettings {
             self.near_duplicate_bits <= crate::fingerprints::simhash::MAX_DISTANCE,
             "configuration: key `labels.near_duplicate_bits`: must be at most 3 (the banded tables find every page within 3 bits, not beyond)"
         );
+        self.added_origins()?;
         let public = self.public_key()?;
         if let Some(hub) = &self.hub {
             anyhow::ensure!(

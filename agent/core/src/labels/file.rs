@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! magic        8 bytes  "CSLABELS"
-//! format       u16      2 (1 is still read: no shingle fields, no SimHashes)
+//! format       u16      3 with origin sites, else 2 (1 is still read: no shingle fields, no SimHashes)
 //! hash_kind    u8       1 = sha1-64: a key is the first 8 bytes of the chunk's
 //!                       SHA-1 (README, "Chunks"), read big-endian
 //! normalisation u8      chunks::NORMALISATION_VERSION the keys were made with
@@ -16,7 +16,10 @@
 //! shingle_k    u8       words per shingle
 //! shingle_sample u16    one shingle in this many was kept
 //! simhashes    u64      number of page SimHashes
-//! -- both --
+//! -- format 3 --
+//! origins      u16      number of origin sites, then each: u16 length, UTF-8
+//!                       (a registered domain, or a URL prefix with scheme)
+//! -- all --
 //! keys         entries × u64, strictly ascending
 //! simhashes    simhashes × u64, strictly ascending (format 2)
 //! signature    64 bytes: ed25519 over every byte above
@@ -32,8 +35,13 @@
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
 pub const MAGIC: &[u8; 8] = b"CSLABELS";
-/// The format this build writes; it reads this one and format 1.
-pub const FORMAT: u16 = 2;
+/// The newest format this build writes (for a set that names its origin;
+/// a set without one is written in format 2, which older builds read); it
+/// reads this one, 2 and 1.
+pub const FORMAT: u16 = 3;
+/// Origin sites a set may name, and the longest one.
+pub const MAX_ORIGINS: usize = 4096;
+pub const MAX_ORIGIN_LEN: usize = 2048;
 /// `hash_kind` of sha1-64 keys.
 pub const SHA1_64: u8 = 1;
 const SIGNATURE_LEN: usize = 64;
@@ -62,6 +70,12 @@ pub struct Header {
     /// Page SimHashes, after the keys.
     #[serde(default)]
     pub simhashes: u64,
+    /// The sites the set's content comes from (format 3): registered domains
+    /// (`example.org`, every host under it) or URL prefixes
+    /// (`https://example.org/blog/`). Their pages are the originals, not
+    /// copies (`labeled_origin`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<String>,
 }
 
 fn format_1() -> u16 {
@@ -87,6 +101,8 @@ pub enum FileError {
     Shingles(u8, u8, u16, u8, u8, u16),
     #[error("keys are not strictly ascending at entry {0}")]
     Order(u64),
+    #[error("origin sites: {0}")]
+    Origins(&'static str),
     #[error("{0} bytes after the signature")]
     Trailing(usize),
     #[error("signature does not verify with the configured public key")]
@@ -125,6 +141,13 @@ impl Header {
             out.extend_from_slice(&self.shingle_sample.to_le_bytes());
             out.extend_from_slice(&self.simhashes.to_le_bytes());
         }
+        if self.format >= 3 {
+            out.extend_from_slice(&(self.origins.len() as u16).to_le_bytes());
+            for o in &self.origins {
+                out.extend_from_slice(&(o.len() as u16).to_le_bytes());
+                out.extend_from_slice(o.as_bytes());
+            }
+        }
         out
     }
 
@@ -135,7 +158,7 @@ impl Header {
             return Err(FileError::Magic);
         }
         let format = u16::from_le_bytes(r.array("format")?);
-        if format != 1 && format != FORMAT {
+        if !(1..=FORMAT).contains(&format) {
             return Err(FileError::Format(format));
         }
         let hash_kind = r.take(1, "hash kind")?[0];
@@ -164,12 +187,25 @@ impl Header {
             shingle_k: 0,
             shingle_sample: 0,
             simhashes: 0,
+            origins: Vec::new(),
         };
         if format >= 2 {
             header.shingle_version = r.take(1, "shingle version")?[0];
             header.shingle_k = r.take(1, "shingle k")?[0];
             header.shingle_sample = u16::from_le_bytes(r.array("shingle sample")?);
             header.simhashes = u64::from_le_bytes(r.array("simhashes")?);
+        }
+        if format >= 3 {
+            let n = u16::from_le_bytes(r.array("origin count")?) as usize;
+            if n > MAX_ORIGINS {
+                return Err(FileError::Origins("too many"));
+            }
+            for _ in 0..n {
+                let len = u16::from_le_bytes(r.array("origin length")?) as usize;
+                let o = std::str::from_utf8(r.take(len, "origin")?)
+                    .map_err(|_| FileError::Origins("not UTF-8"))?;
+                header.origins.push(o.to_string());
+            }
         }
         Ok((header, r.at))
     }
@@ -192,6 +228,7 @@ impl Header {
             shingle_k: crate::fingerprints::shingles::K as u8,
             shingle_sample: crate::fingerprints::shingles::SAMPLE as u16,
             simhashes: 0,
+            origins: Vec::new(),
         }
     }
 
@@ -244,6 +281,11 @@ pub struct Contents {
 /// are set from `contents`). A format-1 header can hold no SimHashes.
 pub fn encode(header: &Header, contents: &Contents, key: &SigningKey) -> Vec<u8> {
     let mut header = header.clone();
+    if !header.origins.is_empty() {
+        header.format = header.format.max(3);
+    } else if header.format == 3 {
+        header.format = 2;
+    }
     header.entries = contents.keys.len() as u64;
     header.simhashes = contents.simhashes.len() as u64;
     assert!(
@@ -445,5 +487,24 @@ mod tests {
             SetFile::open(&bytes, &key(1).verifying_key()),
             Err(FileError::Shingles(..))
         ));
+    }
+
+    #[test]
+    fn origins_are_format_3_and_sets_without_one_stay_format_2() {
+        let mut header = Header::new("news", 1, 0, 100);
+        let plain = encode(&header, &keys_only(&[3, 4]), &key(1));
+        let file = SetFile::open(&plain, &key(1).verifying_key()).unwrap();
+        assert_eq!(file.header.format, 2, "readable by builds before origins");
+        assert!(file.header.origins.is_empty());
+
+        header.origins = vec!["news.example.org".into(), "https://a.example/b/".into()];
+        let bytes = encode(&header, &keys_only(&[3, 4]), &key(1));
+        let file = SetFile::open(&bytes, &key(1).verifying_key()).unwrap();
+        assert_eq!(file.header.format, 3);
+        assert_eq!(file.header.origins, header.origins);
+        assert_eq!(file.keys().collect::<Vec<_>>(), [3, 4]);
+        // Cut inside the origins: truncated, not a panic.
+        let cut = Header::decode(&bytes[..file.header.encode().len() - 3]);
+        assert!(matches!(cut, Err(FileError::Truncated(_))), "{cut:?}");
     }
 }

@@ -19,6 +19,7 @@ pub mod config;
 pub mod delta;
 pub mod file;
 pub mod keys;
+pub mod origin;
 pub mod protocol;
 
 use crate::fingerprints::chunks::Hash;
@@ -58,6 +59,15 @@ pub fn parse_hex_list(text: &str) -> Result<Vec<(Hash, Option<&str>)>, String> {
     Ok(out)
 }
 
+/// A text list's origin lines, `#origin SITE [SET]` (a comment to older
+/// builds): the sites a set's content comes from (`origin`).
+fn parse_origin_lines(text: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
+    text.lines().filter_map(|line| {
+        let mut parts = line.trim().strip_prefix("#origin ")?.split_whitespace();
+        Some((parts.next()?, parts.next()))
+    })
+}
+
 /// One named set, in memory.
 #[derive(Debug)]
 pub struct LabeledSet {
@@ -70,6 +80,8 @@ pub struct LabeledSet {
     pub set: CompactSet,
     /// The labeled pages' SimHashes.
     pub simhashes: SimhashIndex,
+    /// The sites its content comes from: their pages are the originals.
+    pub origins: origin::Origins,
 }
 
 impl LabeledSet {
@@ -82,6 +94,7 @@ impl LabeledSet {
             number: file.header.version,
             set,
             simhashes: SimhashIndex::new(&file.simhashes().collect::<Vec<_>>()),
+            origins: origin::Origins::new(&file.header.origins).map_err(anyhow::Error::msg)?,
         })
     }
 
@@ -156,6 +169,13 @@ impl LabeledSets {
                 .or_default()
                 .push(key(&hash));
         }
+        let mut origins: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (site, name) in parse_origin_lines(text) {
+            origins
+                .entry(name.unwrap_or(default_name))
+                .or_default()
+                .push(site);
+        }
         let digest = crate::fingerprints::chunks::to_hex(&crate::fingerprints::chunks::hash(text));
         by_name
             .into_iter()
@@ -167,6 +187,7 @@ impl LabeledSets {
                     number: 0,
                     set: CompactSet::from_sorted(keys.into_iter()).map_err(|e| e.to_string())?,
                     simhashes: SimhashIndex::default(),
+                    origins: origin::Origins::new(origins.get(name).map_or(&[][..], |v| v))?,
                 })
             })
             .collect()

@@ -20,6 +20,9 @@ pub struct SetInfo {
     /// Shingles spec version of the shingle keys among `entries` (0: none).
     #[serde(default)]
     pub shingle_version: u8,
+    /// The set's origin sites (its file's header): pages there are the originals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<String>,
     /// For a blind set the hub discovers from agents' counts: which counts
     /// went into this version.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@ use crate::fingerprints::chunks::{self, Chunks};
 use crate::fingerprints::stopchunks::StopChunks;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
+use crate::labels::origin::Origins;
 use crate::labels::{LabeledSets, LabelsHandle};
 use crate::language;
 use crate::settings::{Settings, UnknownLanguage};
@@ -30,6 +31,9 @@ pub struct Pipeline {
     stop: StopChunks,
     labels: LabelsHandle,
     extractor: Extractor,
+    /// Origin sites added to sets by `labels.origins` (trusted mirrors,
+    /// syndication partners), by set name.
+    added_origins: Vec<(String, Origins)>,
     /// Verdicts carry their occurrences (`count_occurrences`).
     count: bool,
 }
@@ -68,9 +72,11 @@ impl Pipeline {
     pub fn with_labels(settings: Settings, labels: LabelsHandle) -> anyhow::Result<Self> {
         let stop = StopChunks::from_list(&settings.stopchunk_list()?, settings.stopchunks.fp_rate)
             .map_err(|e| anyhow::anyhow!("stop chunks: {e}"))?;
+        let added_origins = settings.labels.added_origins()?;
         Ok(Pipeline {
             count: false,
             extractor: settings.extractor()?,
+            added_origins,
             settings,
             stop,
             labels,
@@ -227,6 +233,23 @@ impl Pipeline {
         }
     }
 
+    /// The sets (a bit each) whose origin site the page at `url` is on: the
+    /// origins a set names, and those `labels.origins` adds.
+    fn origin_mask(&self, labels: &LabeledSets, url: &str) -> u32 {
+        let mut mask = 0;
+        for (i, set) in labels.sets().iter().enumerate() {
+            let added = || {
+                self.added_origins
+                    .iter()
+                    .any(|(name, o)| *name == set.name && o.holds(url))
+            };
+            if set.origins.holds(url) || added() {
+                mask |= 1 << i;
+            }
+        }
+        mask
+    }
+
     /// Whether `hash` is a stop chunk.
     pub fn is_stop_chunk(&self, hash: &chunks::Hash) -> bool {
         self.stop.contains(hash)
@@ -311,8 +334,13 @@ impl Pipeline {
                 .chain(chunks.shingles.iter().map(|&s| shingle_record(s)))
                 .collect();
         }
-        let evidence =
-            crate::copies::evidence::gather(labels, &chunks, self.settings.chunks.min_chars);
+        let origin = self.origin_mask(labels, &v.url);
+        let evidence = crate::copies::evidence::gather(
+            labels,
+            &chunks,
+            self.settings.chunks.min_chars,
+            origin,
+        );
         crate::copies::evidence::decide(&evidence, &chunks, labels, &self.settings.labels, v);
     }
 }

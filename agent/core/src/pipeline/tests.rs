@@ -266,6 +266,7 @@ fn a_short_copy_is_dropped_and_matched() {
         number: 1,
         set: crate::labels::compact::CompactSet::from_sorted(keys.into_iter()).unwrap(),
         simhashes: crate::fingerprints::simhash::SimhashIndex::new(&[m.simhash.unwrap()]),
+        origins: Default::default(),
     };
     let sets = LabeledSets::empty()
         .with_set(std::sync::Arc::new(set))

@@ -167,6 +167,7 @@ fn info(h: &Header, bytes: usize) -> SetInfo {
         min_chars: h.min_chars,
         simhashes: h.simhashes,
         shingle_version: h.shingle_version,
+        origins: h.origins.clone(),
         counts: None,
     }
 }
