@@ -82,10 +82,16 @@ fn setup(data: &Path) -> Setup {
     }
 }
 
-/// Builds a signed set from pages with `labels build`.
+/// Builds a signed set with `labels build` from pages as their source
+/// publishes them (`source-N.example`, the set's origin); the crawl judges
+/// them as copies (`copy-N.example`).
 fn build(s: &Setup, name: &str, pages: &[(String, String)]) -> PathBuf {
     let input = s.dir.path().join(format!("{name}.jsonl"));
-    write_jsonl(&input, pages);
+    let sources: Vec<(String, String)> = pages
+        .iter()
+        .map(|(url, html)| (url.replace("//copy-", "//source-"), html.clone()))
+        .collect();
+    write_jsonl(&input, &sources);
     let out = s.dir.path().join(format!("{name}.cslab"));
     ok(bin()
         .args(["labels", "build", "--name", "wiki", "--key"])
@@ -137,6 +143,8 @@ fn verdicts_switch_versions_mid_stream_with_none_lost_or_paused() {
     let v2 = build(&s, "ab", &both);
     let meta = ok(publish(&s, &hub, &v1));
     assert!(meta.contains("\"version\":1"), "{meta}");
+    // The version's metadata names the set's origin (the corpus's sites).
+    assert!(meta.contains("\"origins\":[\""), "{meta}");
 
     // Scan a stream of B pages from stdin; publish v2 halfway.
     let cfg = agent_config(&s, &hub, &public, "cache");

@@ -61,7 +61,7 @@ pub fn parse_hex_list(text: &str) -> Result<Vec<(Hash, Option<&str>)>, String> {
 
 /// A text list's origin lines, `#origin SITE [SET]` (a comment to older
 /// builds): the sites a set's content comes from (`origin`).
-fn parse_origin_lines(text: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
+pub fn parse_origin_lines(text: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
     text.lines().filter_map(|line| {
         let mut parts = line.trim().strip_prefix("#origin ")?.split_whitespace();
         Some((parts.next()?, parts.next()))

@@ -429,6 +429,7 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
             contents: file.contents(),
             min_chars: file.header.min_chars,
             shingles: file.header.shingle_version != 0,
+            origins: origins(&file.header.origins)?,
         });
     }
     let text =
@@ -446,5 +447,23 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
         },
         min_chars: 0,
         shingles: false,
+        // A text list's `#origin SITE` lines (those naming no other set).
+        origins: origins(
+            &crawlsieve_core::labels::parse_origin_lines(text)
+                .filter(|(_, set)| set.is_none())
+                .map(|(site, _)| site)
+                .collect::<Vec<_>>(),
+        )?,
     })
+}
+
+/// An upload's origin sites, checked and in their normal form.
+fn origins<S: AsRef<str>>(sites: &[S]) -> Result<Vec<String>, String> {
+    if sites.len() > crawlsieve_core::labels::file::MAX_ORIGINS {
+        return Err("too many origin sites".into());
+    }
+    sites
+        .iter()
+        .map(|s| crawlsieve_core::labels::origin::normalise(s.as_ref()))
+        .collect()
 }

@@ -35,6 +35,8 @@ pub struct Upload {
     pub contents: file::Contents,
     pub min_chars: u32,
     pub shingles: bool,
+    /// The set's origin sites, in their normal form (none for a blind set).
+    pub origins: Vec<String>,
 }
 
 impl Store {
@@ -121,6 +123,7 @@ impl Store {
             upload.min_chars,
         );
         header.simhashes = upload.contents.simhashes.len() as u64;
+        header.origins = upload.origins.clone();
         if !upload.shingles {
             header.shingle_version = 0;
         }
