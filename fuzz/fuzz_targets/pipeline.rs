@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         "internal error: {:?}",
         v.error
     );
-    let _ = pipeline.document(&page, true);
+    let _ = pipeline.extractor().document(&page, true);
     // Language detection on the raw bytes as text, whatever the filters
     // decided: pages rarely pass them here, and both detectors must take any
     // text (any script, cut anywhere) without a panic.
