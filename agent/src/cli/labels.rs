@@ -210,7 +210,10 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
     )?;
     let mut header = file::Header::new(&a.name, a.version, 0, min_chars);
     let corpus = (!a.no_corpus_origins).then_some(&stats.sites);
-    header.origins = origins(corpus.into_iter().flatten().chain(&a.origins))?;
+    header.origins = crawlsieve_core::labels::origin::normalise_all(
+        corpus.into_iter().flatten().chain(&a.origins),
+    )
+    .map_err(|e| anyhow::anyhow!("{e} (name them with --origin and --no-corpus-origins)"))?;
     let bytes = file::encode(&header, &contents, &key);
     std::fs::write(&a.output, &bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.output.display()))?;
@@ -226,23 +229,6 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
         started.elapsed().as_secs_f64()
     );
     Ok(0)
-}
-
-/// A set's origin sites in their normal form, sorted and distinct, at most
-/// `file::MAX_ORIGINS`.
-fn origins<'a>(sites: impl Iterator<Item = &'a String>) -> anyhow::Result<Vec<String>> {
-    let mut out = sites
-        .map(|s| crawlsieve_core::labels::origin::normalise(s).map_err(anyhow::Error::msg))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    out.sort();
-    out.dedup();
-    anyhow::ensure!(
-        out.len() <= file::MAX_ORIGINS,
-        "{} origin sites: a set names at most {} (name them with --origin and --no-corpus-origins)",
-        out.len(),
-        file::MAX_ORIGINS
-    );
-    Ok(out)
 }
 
 fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {

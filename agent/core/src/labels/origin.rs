@@ -9,7 +9,7 @@
 //! neighborhoods (`labeled_origin` notes them). Its chunks are still
 //! counted for blind discovery.
 
-use super::file::MAX_ORIGIN_LEN;
+use super::file::{MAX_ORIGINS, MAX_ORIGIN_LEN};
 use crate::input::site;
 
 /// Origin sites, parsed for matching.
@@ -43,6 +43,26 @@ pub fn normalise(site: &str) -> Result<String, String> {
         ));
     }
     Ok(d)
+}
+
+/// A set's origin sites as its file holds them: each `normalise`d, sorted
+/// and distinct, at most `file::MAX_ORIGINS`.
+pub fn normalise_all<S: AsRef<str>>(
+    sites: impl IntoIterator<Item = S>,
+) -> Result<Vec<String>, String> {
+    let mut out = sites
+        .into_iter()
+        .map(|s| normalise(s.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    out.sort();
+    out.dedup();
+    if out.len() > MAX_ORIGINS {
+        return Err(format!(
+            "{} origin sites: a set names at most {MAX_ORIGINS}",
+            out.len()
+        ));
+    }
+    Ok(out)
 }
 
 impl Origins {

@@ -30,6 +30,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use crawlsieve_core::labels::file::SetFile;
+use crawlsieve_core::labels::origin;
 use ed25519_dalek::SigningKey;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -429,7 +430,7 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
             contents: file.contents(),
             min_chars: file.header.min_chars,
             shingles: file.header.shingle_version != 0,
-            origins: origins(&file.header.origins)?,
+            origins: origin::normalise_all(&file.header.origins)?,
         });
     }
     let text =
@@ -448,22 +449,10 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
         min_chars: 0,
         shingles: false,
         // A text list's `#origin SITE` lines (those naming no other set).
-        origins: origins(
-            &crawlsieve_core::labels::parse_origin_lines(text)
+        origins: origin::normalise_all(
+            crawlsieve_core::labels::parse_origin_lines(text)
                 .filter(|(_, set)| set.is_none())
-                .map(|(site, _)| site)
-                .collect::<Vec<_>>(),
+                .map(|(site, _)| site),
         )?,
     })
-}
-
-/// An upload's origin sites, checked and in their normal form.
-fn origins<S: AsRef<str>>(sites: &[S]) -> Result<Vec<String>, String> {
-    if sites.len() > crawlsieve_core::labels::file::MAX_ORIGINS {
-        return Err("too many origin sites".into());
-    }
-    sites
-        .iter()
-        .map(|s| crawlsieve_core::labels::origin::normalise(s.as_ref()))
-        .collect()
 }
