@@ -38,7 +38,7 @@ fn pages_of_75_languages_get_the_right_code_or_unknown_never_a_neighbours() {
         .collect();
     assert_eq!(verdicts.len(), pages.len(), "one verdict per page");
     // A page of a member of a macrolanguage may get the macrolanguage's code
-    // when the members are too close to call (README, "Languages").
+    // when the members are too close to call (docs/languages.md).
     let coarse = |truth: &str, got: &str| {
         crawlsieve_core::language::MACROLANGUAGES
             .iter()

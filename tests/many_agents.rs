@@ -351,7 +351,7 @@ fn a_fetch_past_the_committed_offset_does_not_hold_commits_back() {
 }
 
 /// NATS has no partition assignment in a durable consumer; the deployment
-/// partitions by subject instead (README "Many agents on one crawl"): the
+/// partitions by subject instead (docs/agent.md, "Many agents on one crawl"): the
 /// server maps `crawl.pages.<site>` to `crawl.pages.<k>.<site>`, k a hash of
 /// the site, and agent k reads its own stream. Each site's pages reach one
 /// agent, so its neighborhoods are whole there and the agents' snapshots

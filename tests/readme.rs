@@ -1,6 +1,7 @@
-//! Every command block of the README marked as an example (```` ```sh example ````)
-//! runs as written: in a fresh directory holding `examples/` and `rules/`,
-//! with the built binary first on `PATH` as `crawlsieve`.
+//! Every command block of the README and of `docs/` marked as an example
+//! (```` ```sh example ````) runs as written: in a fresh directory holding
+//! `examples/` and `rules/`, with the built binary first on `PATH` as
+//! `crawlsieve`. The README stays short enough to read first.
 
 mod common;
 
@@ -30,10 +31,48 @@ fn examples(readme: &str) -> Vec<String> {
 }
 
 #[test]
+fn the_readme_is_short() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines: the reference belongs in docs/"
+    );
+    // The two commands come first, as they are.
+    let first = readme.find("```sh\n").expect("a first command block");
+    let block = &readme[first..first + readme[first..].find("\n```\n").unwrap()];
+    assert!(block.contains(
+        "cargo run --release -- scan --labels examples/labels.txt examples/crawl.warc.gz"
+    ));
+    assert!(block.contains("bash .ci/run"));
+}
+
+#[test]
+fn every_example_in_the_docs_runs() {
+    let mut docs: Vec<_> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    let mut n = 0;
+    for doc in docs {
+        let blocks = examples(&std::fs::read_to_string(&doc).unwrap());
+        n += blocks.len();
+        run_blocks(blocks);
+    }
+    assert!(n >= 2, "examples found in docs/: {n}");
+}
+
+#[test]
 fn every_example_in_the_readme_runs() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let blocks = examples(&readme);
     assert!(blocks.len() >= 3, "examples found: {}", blocks.len());
+    run_blocks(blocks);
+}
+
+fn run_blocks(blocks: Vec<String>) {
     let bin_dir = std::path::PathBuf::from(env!("CARGO_BIN_EXE_crawlsieve"))
         .parent()
         .unwrap()

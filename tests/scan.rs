@@ -199,10 +199,19 @@ fn bundled_example_flags_copies_and_explains_drops() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("pages in: 8") && stderr.contains("verdicts out: 8"),
+        stderr.contains("pages in: 16") && stderr.contains("verdicts out: 16"),
         "{stderr}"
     );
     assert!(stderr.contains("not_html 1"), "{stderr}");
+    // The copier's five pages make a judged neighborhood, flagged as a site.
+    assert!(stderr.contains("1 site flags"), "{stderr}");
+    let flags: Vec<_> = common::split_lines(&String::from_utf8_lossy(&out.stdout)).1;
+    assert!(
+        flags
+            .iter()
+            .any(|f| f["neighborhood"] == "example.net" && f["state"] == "bad"),
+        "{flags:?}"
+    );
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 
 /// Judges pages: `Pipeline(config=None, labels=None, public_key=None, content=False)`.
 ///
-/// `config`: a TOML file (keys as in the README); `labels`: labeled-set files
+/// `config`: a TOML file (keys as in docs/configuration.md); `labels`: labeled-set files
 /// (`.cslab`, signed, or text lists); `public_key`: the hub's ed25519 public
 /// key, 64 hex digits or a file holding them — required for signed sets,
 /// whose signatures are checked on load; `content`: every verdict carries the

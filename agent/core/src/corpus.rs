@@ -50,6 +50,9 @@ pub struct CorpusStats {
     pub documents: u64,
     /// Documents whose extraction failed (counted, skipped).
     pub failed: u64,
+    /// Pages that could not be read (a broken record, a corrupt body), and
+    /// inputs not read to their end: counted in `documents` and `failed`.
+    pub unreadable: u64,
     pub sources: SourceStats,
     /// The registered domains of the pages (`corpus_keys`): a set's origin.
     pub sites: std::collections::BTreeSet<String>,
@@ -93,21 +96,33 @@ pub fn walk<T: Send>(
                     continue;
                 }
                 let mut source = sources::open(input, limits)?;
-                let mut documents = 0;
+                let (mut documents, mut unreadable) = (0, 0);
                 source.run(
                     &mut |input| {
-                        if let Input::Page(page) = input {
-                            documents += 1;
-                            doc_tx
+                        documents += 1;
+                        match input {
+                            Input::Page(page) => doc_tx
                                 .send(Document::Page(page))
-                                .map_err(|_| anyhow::anyhow!("stopped"))?;
+                                .map_err(|_| anyhow::anyhow!("stopped"))?,
+                            Input::Broken(_) => unreadable += 1,
                         }
                         Ok(())
                     },
                     &mut stats.sources,
                 )?;
                 stats.documents += documents;
+                stats.unreadable += unreadable;
             }
+            // Records too corrupt to be pages, inputs cut short: lost documents.
+            let lost = stats
+                .sources
+                .skipped
+                .get("corrupt_record")
+                .copied()
+                .unwrap_or(0)
+                + stats.sources.failures.len() as u64;
+            stats.documents += lost;
+            stats.unreadable += lost;
             Ok(stats)
         });
         for _ in 0..workers {
@@ -176,7 +191,7 @@ pub fn corpus_keys(
             Err(_) => failed += 1,
         },
     )?;
-    stats.failed = failed;
+    stats.failed = failed + stats.unreadable;
     stats.sites = sites;
     keys.sort_unstable();
     keys.dedup();

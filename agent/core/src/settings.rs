@@ -37,6 +37,59 @@ pub const SITES: &str = include_str!(concat!(
     "/../../rules/sites.toml"
 ));
 
+/// Keys whose value is a list: a string given for one (from the environment
+/// or `--set`) is split at commas, so `--set language.allow=eng,deu` and
+/// `CRAWLSIEVE_LANGUAGE__ALLOW=eng,deu` both work.
+pub const LIST_KEYS: &[&str] = &["language.allow", "labels.files", "input.html_content_types"];
+
+/// More judging threads than this is a mistake (each costs a stack and its
+/// share of the queue; past the cores they only wait).
+pub const MAX_WORKERS: usize = 1024;
+
+/// Whether `key` takes a list (`LIST_KEYS`, or a set's trusted origin sites
+/// `labels.origins.NAME`).
+pub fn is_list_key(key: &str) -> bool {
+    LIST_KEYS.contains(&key) || key.starts_with("labels.origins.")
+}
+
+/// A list value from a comma-separated string; other values as they are.
+fn as_list(value: &config::Value) -> Option<config::Value> {
+    let text = value.clone().into_string().ok()?;
+    let items: Vec<config::Value> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| config::Value::from(s.to_string()))
+        .collect();
+    Some(items.into())
+}
+
+/// The `config` crate names a bad enum value by the Rust type ("enum
+/// ScorerKind does not have variant constructor foo"); a user needs the
+/// values that would have worked. `T`'s own deserializer lists them.
+pub fn explain_enum<T: serde::de::DeserializeOwned>(message: String, type_name: &str) -> String {
+    let marker = format!("enum {type_name} does not have variant constructor ");
+    let Some(at) = message.find(&marker) else {
+        return message;
+    };
+    let rest = &message[at + marker.len()..];
+    let bad: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+    let probe = serde::de::value::StrDeserializer::<serde::de::value::Error>::new("\u{0}");
+    let expected = match T::deserialize(probe) {
+        Err(e) => e
+            .to_string()
+            .split_once("expected ")
+            .map(|(_, list)| list.to_string())
+            .unwrap_or_default(),
+        Ok(_) => String::new(),
+    };
+    format!(
+        "{}unknown value `{bad}`, expected {expected}{}",
+        &message[..at],
+        &rest[bad.len()..]
+    )
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -81,9 +134,11 @@ impl Settings {
         overrides: &[(&str, config::Value)],
     ) -> anyhow::Result<Self> {
         let config = Self::layers(config_file, overrides)?;
-        let settings: Settings = config
-            .try_deserialize()
-            .map_err(|e| anyhow::anyhow!("configuration: {e}"))?;
+        let settings: Settings = config.try_deserialize().map_err(|e| {
+            let message = explain_enum::<ScorerKind>(e.to_string(), "ScorerKind");
+            let message = explain_enum::<UnknownLanguage>(message, "UnknownLanguage");
+            anyhow::anyhow!("configuration: {message}")
+        })?;
         settings.validate()?;
         Ok(settings)
     }
@@ -131,18 +186,25 @@ impl Settings {
                 .separator("__")
                 .try_parsing(true)
                 .list_separator(",")
-                .with_list_parse_key("language.allow")
-                .with_list_parse_key("labels.files")
-                .with_list_parse_key("input.html_content_types"),
+                .with_list_parse_key(LIST_KEYS[0])
+                .with_list_parse_key(LIST_KEYS[1])
+                .with_list_parse_key(LIST_KEYS[2]),
         );
         for (key, value) in overrides {
-            b = b.set_override(*key, value.clone())?;
+            let list = is_list_key(key).then(|| as_list(value)).flatten();
+            b = b.set_override(*key, list.unwrap_or_else(|| value.clone()))?;
         }
         b.build().map_err(|e| anyhow::anyhow!("configuration: {e}"))
     }
 
     /// Each section checks its own keys; the first mistake names its key.
     fn validate(&self) -> anyhow::Result<()> {
+        if self.workers > MAX_WORKERS {
+            bail!(
+                "workers = {}: at most {MAX_WORKERS} (judging threads; past the cores they only wait; 0 = one per core)",
+                self.workers
+            );
+        }
         self.input.validate()?;
         self.filters.validate()?;
         self.language.validate()?;
@@ -300,6 +362,21 @@ mod tests {
             Settings::load(Some(&path), &[]).is_ok(),
             "0 turns the veto off"
         );
+        // Comma lists in flags as in the environment; enum mistakes list the values.
+        let s = Settings::load(None, &[("language.allow", "eng, deu".into())]).unwrap();
+        assert_eq!(s.language.allow, ["eng", "deu"]);
+        let err = Settings::load(None, &[("extract.scorer", "foo".into())])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown value `foo`") && err.contains("`pruned`"),
+            "{err}"
+        );
+        assert!(err.contains("extract.scorer"), "{err}");
+        let err = Settings::load(None, &[("workers", 1_000_000.into())])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("workers") && err.contains("at most"), "{err}");
         std::fs::write(&path, "[filters]\nmin_words = 7\n").unwrap();
         let s = Settings::load(Some(&path), &[("filters.min_words", 9.into())]).unwrap();
         assert_eq!(s.filters.min_words, 9, "flags override the file");

@@ -51,6 +51,32 @@ impl Summary {
         self.input_bytes += s.bytes;
     }
 
+    /// Whether the run lost anything to its inputs: an `error` verdict, a
+    /// record too corrupt to become a page, or an input not read to its end.
+    /// `--fail-on-error` exits 1 on any of them.
+    pub fn had_errors(&self) -> bool {
+        self.verdicts.get(&Kind::Error).copied().unwrap_or(0) > 0
+            || self.skipped.get("corrupt_record").copied().unwrap_or(0) > 0
+            || !self.failures.is_empty()
+    }
+
+    /// The input problems, one line each: what `-q` still prints.
+    pub fn problems(&self) -> String {
+        let mut out = String::new();
+        if let Some(n) = self.verdicts.get(&Kind::Error).filter(|n| **n > 0) {
+            out.push_str(&format!(
+                "input problem: {n} pages could not be judged (error verdicts)\n"
+            ));
+        }
+        if let Some(n) = self.skipped.get("corrupt_record") {
+            out.push_str(&format!("input problem: {n} records too corrupt to read\n"));
+        }
+        for failure in &self.failures {
+            out.push_str(&format!("input problem: {failure}\n"));
+        }
+        out
+    }
+
     pub fn finish(&mut self, elapsed: Duration) {
         self.seconds = elapsed.as_secs_f64();
     }

@@ -1,4 +1,4 @@
-//! The verdict: one per page, the only thing sinks see. Schema in the README.
+//! The verdict: one per page, the only thing sinks see. Schema in docs/verdicts.md.
 
 use crate::input::page::Origin;
 use serde::Serialize;
@@ -168,7 +168,7 @@ pub struct Verdict {
     pub whole_match: bool,
     /// Characters of the matched chunks: labeled text found, however much else the page holds.
     pub labeled_chars: u32,
-    /// Sampled word shingles of the content (README, "Shingles").
+    /// Sampled word shingles of the content (docs/algorithms.md, "Shingles and SimHash").
     pub shingles: u32,
     pub matched_shingles: u32,
     /// matched_shingles / shingles; absent when the page has no shingle.
@@ -187,7 +187,7 @@ pub struct Verdict {
     /// left out of every figure above.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub origin_of: Vec<String>,
-    /// SHA-1 (hex) of the normalised content (see README).
+    /// SHA-1 (hex) of the normalised content (docs/algorithms.md).
     pub content_sha1: Option<String>,
     /// Extracted content (only when `output.content` is on).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -298,6 +298,9 @@ pub struct VerdictRecord {
     /// With `output.style_fp` (what `styles` reads).
     #[serde(default)]
     pub style_fp: Option<String>,
+    /// Why an `error` verdict's page could not be judged.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// Where a verdict's page came from, read back (the fields `cdx` joins on).

@@ -21,13 +21,8 @@ pub struct CdxArgs {
 pub fn run(args: CdxArgs) -> anyhow::Result<i32> {
     let mut verdicts = Verdicts::default();
     for path in &args.verdicts {
-        let file = std::fs::File::open(path)
-            .map_err(|e| anyhow::anyhow!("--verdicts {}: {e}", path.display()))?;
-        for (n, line) in BufReader::new(file).lines().enumerate() {
-            verdicts
-                .add_line(&line?)
-                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), n + 1))?;
-        }
+        super::read_verdicts(path, |line| verdicts.add_line(line))
+            .map_err(|e| anyhow::anyhow!("--verdicts {e}"))?;
     }
     let index: Box<dyn BufRead> = match args.index.as_str() {
         "-" => Box::new(BufReader::new(std::io::stdin())),
@@ -42,7 +37,12 @@ pub fn run(args: CdxArgs) -> anyhow::Result<i32> {
         ),
         None => Box::new(std::io::stdout()),
     };
-    let stats = annotate(index, BufWriter::new(out), &verdicts)?;
+    let stats = annotate(index, BufWriter::new(out), &verdicts).map_err(|e| {
+        anyhow::anyhow!(
+            "index {}: {e} (an index is the CDXJ text that cdxj-indexer writes, not the WARC file)",
+            args.index
+        )
+    })?;
     eprintln!(
         "cdx: {} lines, {} annotated, {} without a verdict, {} not CDXJ; {} verdicts from WARC records, {} not from WARC files",
         stats.lines,

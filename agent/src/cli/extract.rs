@@ -49,7 +49,7 @@ pub struct ExtractArgs {
     /// Print the names of the block (with `--page-features`: page) feature row as a JSON list.
     #[arg(long, hide = true)]
     feature_names: bool,
-    /// HTML files (plain or gzip), WARC files, JSONL page files, or directories
+    /// HTML files (plain or gzip), WARC files (plain or gzip), JSONL page files, or directories
     /// of them; `-` reads stdin.
     #[arg(required_unless_present = "feature_names")]
     inputs: Vec<String>,
@@ -164,9 +164,18 @@ impl Writer<'_> {
             Input::Page(page) => (page, origin_path(&page.origin)),
             Input::Broken(b) => {
                 let path = origin_path(&b.origin);
-                return self.error(out, &path, b.url.as_deref().unwrap_or(""), &b.reason);
+                let place = origin_place(&b.origin);
+                return self.error(
+                    out,
+                    &path,
+                    &place,
+                    b.url.as_deref().unwrap_or(""),
+                    &b.reason,
+                );
             }
         };
+        // A head per page, unless the one input is one HTML file.
+        let head = self.several || !matches!(page.origin, Origin::File { .. });
         let url = page.url.to_string();
         let p = self.extractor;
         let json = |v: serde_json::Value| Shown::Json(v);
@@ -193,7 +202,7 @@ impl Writer<'_> {
             }
         };
         match shown {
-            Ok(Shown::Plain(text)) => self.plain(out, &url, &text),
+            Ok(Shown::Plain(text)) => self.plain(out, head.then_some(url.as_str()), &text),
             Ok(Shown::Json(fields)) => {
                 // `path` and `url` first, then what the format gives.
                 let mut line = serde_json::Map::new();
@@ -206,12 +215,12 @@ impl Writer<'_> {
                 writeln!(out)?;
                 Ok(())
             }
-            Err(e) => self.error(out, &path, &url, &e),
+            Err(e) => self.error(out, &path, &origin_place(&page.origin), &url, &e),
         }
     }
 
-    fn plain(&self, out: &mut impl Write, url: &str, text: &str) -> anyhow::Result<()> {
-        if self.several {
+    fn plain(&self, out: &mut impl Write, head: Option<&str>, text: &str) -> anyhow::Result<()> {
+        if let Some(url) = head {
             writeln!(out, "==> {url} <==")?;
         }
         writeln!(out, "{text}")?;
@@ -224,6 +233,7 @@ impl Writer<'_> {
         &mut self,
         out: &mut impl Write,
         path: &str,
+        place: &str,
         url: &str,
         why: &str,
     ) -> anyhow::Result<()> {
@@ -239,7 +249,11 @@ impl Writer<'_> {
             )?;
             writeln!(out)?;
         } else {
-            eprintln!("crawlsieve: {path}: {why}");
+            if url.is_empty() {
+                eprintln!("crawlsieve: {place}: {why}");
+            } else {
+                eprintln!("crawlsieve: {place} ({url}): {why}");
+            }
         }
         Ok(())
     }
@@ -267,6 +281,17 @@ fn read_urls(file: &std::path::Path) -> anyhow::Result<std::collections::HashMap
         urls.insert(path.to_string(), url.trim().to_string());
     }
     Ok(urls)
+}
+
+/// Where in its input a page was: the file, and the byte or line in it.
+fn origin_place(origin: &Origin) -> String {
+    match origin {
+        Origin::Warc { file, offset, .. } => format!("{file} at byte {offset}"),
+        Origin::Jsonl { file, line } => format!("{file} line {line}"),
+        Origin::File { file } => file.clone(),
+        Origin::Ingest { id } => format!("ingest {id}"),
+        Origin::None => String::new(),
+    }
 }
 
 fn origin_path(origin: &Origin) -> String {

@@ -271,8 +271,9 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     let occurrences = counter.occurrences;
     let (distinct, runs) = counter.finish(&a.output, min_chars)?;
     eprintln!(
-        "{} documents ({failed} failed), {occurrences} chunk occurrences, {distinct} distinct, {runs} sorted runs merged -> {}",
+        "{} documents ({} failed), {occurrences} chunk occurrences, {distinct} distinct, {runs} sorted runs merged -> {}",
         stats.documents,
+        failed + stats.unreadable,
         a.output.display()
     );
     Ok(0)

@@ -5,6 +5,7 @@ mod annotate;
 mod bench;
 mod cdx;
 mod chunks;
+mod effective;
 mod extract;
 mod hub;
 mod labels;
@@ -31,7 +32,7 @@ struct Cli {
 /// Options shared by commands that run the pipeline.
 #[derive(clap::Args, Clone)]
 pub struct ConfigArgs {
-    /// TOML config file (keys as in rules/defaults.toml; see README).
+    /// TOML config file (keys as in rules/defaults.toml; see docs/configuration.md, or `crawlsieve config`).
     #[arg(long, short = 'c', env = "CRAWLSIEVE_CONFIG")]
     pub config: Option<PathBuf>,
     /// Set a config key, e.g. `--set filters.min_words=30` (repeatable; overrides file and environment).
@@ -100,7 +101,9 @@ fn parse_value(v: &str) -> config::Value {
 enum Command {
     /// Judge pages from WARC / WARC.gz / JSONL / HTML files or stdin; one JSON verdict per page.
     Scan(scan::ScanArgs),
-    /// Print the main content extracted from HTML files (plain or .gz).
+    /// Print the configuration in effect (shipped defaults with their comments, your file, environment and --set), checking every key.
+    Config(effective::ConfigCmdArgs),
+    /// Print the main content of pages (HTML, WARC, JSONL files, plain or .gz) as text, Markdown or JSON.
     Extract(extract::ExtractArgs),
     /// Print the matchable chunk hashes of pages as a labeled-set file (`HEX LABEL` per line).
     Chunks(chunks::ChunksArgs),
@@ -113,7 +116,7 @@ enum Command {
     Languages(languages::LanguagesArgs),
     /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
     Hub(hub::HubArgs),
-    /// The long-running agent: pages from a crawler (HTTP), verdicts to JSONL / NATS JetStream, at least once.
+    /// The long-running agent: pages from a crawler (HTTP, NATS JetStream, Kafka, a WARC directory), verdicts to JSONL / NATS / Kafka, at least once.
     Agent(agent::AgentArgs),
     /// Write a Heritrix crawl.log back with verdicts and bad-site annotations (field 12).
     AnnotateLog(annotate::AnnotateArgs),
@@ -131,10 +134,13 @@ enum Command {
 }
 
 pub fn main() -> i32 {
-    init_logging();
     let cli = Cli::parse();
+    // The daemons say what they do (listening, sets swapped in, spool
+    // replays, shutdown); the batch commands print a summary instead.
+    init_logging(matches!(cli.command, Command::Agent(_) | Command::Hub(_)));
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
+        Command::Config(args) => effective::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Chunks(args) => chunks::run(args),
@@ -172,13 +178,60 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn init_logging() {
+/// Logs go to stderr, `RUST_LOG` filtering them; colour only on a terminal
+/// (a log file or journald gets plain text) and never with `NO_COLOR`.
+fn init_logging(daemon: bool) {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let default = if daemon {
+        "warn,crawlsieve=info,crawlsieve_core=info,crawlsieve_daemon=info"
+    } else {
+        "warn"
+    };
+    let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+/// Every line of a verdict file (the JSONL `scan` and the agent write, plain
+/// or `.gz`), handed to `line`; returns how many lines were verdicts. A file
+/// that is not one — a WARC given by mistake, other JSON — is an error that
+/// names it, never an empty result. An empty file is fine: nothing judged yet.
+pub fn read_verdicts(
+    path: &std::path::Path,
+    mut line: impl FnMut(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    use crawlsieve_core::verdict::VerdictRecord;
+    use std::io::BufRead;
+    let name = path.display();
+    let hint = "not a verdict file (give the JSONL that `crawlsieve scan` writes)";
+    let r = crawlsieve_core::input::sources::open_maybe_gz(path)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let (mut lines, mut verdicts) = (0u64, 0u64);
+    for (n, bytes) in r.split(b'\n').enumerate() {
+        let bytes = bytes.map_err(|e| anyhow::anyhow!("{name}: line {}: {e}", n + 1))?;
+        if n == 0 && bytes.starts_with(b"WARC/") {
+            anyhow::bail!("{name} is a WARC file: {hint}");
+        }
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| anyhow::anyhow!("{name}: line {} is not UTF-8 text: {hint}", n + 1))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        lines += 1;
+        if serde_json::from_str::<VerdictRecord>(text).is_ok_and(|v| v.is_verdict()) {
+            verdicts += 1;
+        }
+        line(text).map_err(|e| anyhow::anyhow!("{name}: line {}: {e}", n + 1))?;
+    }
+    if lines > 0 && verdicts == 0 {
+        anyhow::bail!("{name}: none of its {lines} lines is a verdict: {hint}");
+    }
+    Ok(verdicts)
 }
 
 /// Worker threads: the configured number, or one per core.

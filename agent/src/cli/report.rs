@@ -29,11 +29,10 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     let mut report = Report::new(Neighborhoods::new(settings.neighborhoods.clone()));
     for path in &a.verdicts {
         report.sources.push(path.display().to_string());
-        let r = crawlsieve_core::input::sources::open_maybe_gz(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        for line in r.lines() {
-            report.add_line(&line?);
-        }
+        super::read_verdicts(path, |line| {
+            report.add_line(line);
+            Ok(())
+        })?;
     }
     if let Some(path) = &a.styles {
         report.style_clusters = read_jsonl(path, "a style cluster")?;

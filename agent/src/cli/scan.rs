@@ -43,7 +43,8 @@ pub struct ScanArgs {
     /// No summary on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
-    /// Exit with status 1 when any verdict is `error`.
+    /// Exit with status 1 when any verdict is `error` or any input could not be
+    /// read to its end (a corrupt record, a truncated file).
     #[arg(long)]
     fail_on_error: bool,
     /// WARC, WARC.gz, JSONL(.gz) or HTML(.gz) files; `-` reads stdin (format recognised by content).
@@ -96,7 +97,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
         &mut progress,
     )?;
     bar.finish_and_clear();
-    if !args.quiet {
+    if args.quiet {
+        eprint!("{}", summary.problems());
+    } else {
         eprint!("{summary}");
         if let Some(t) = &tracker {
             eprintln!("{}", neighborhoods_line(t, min_pages));
@@ -115,8 +118,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     if let Some(path) = &args.summary_json {
         std::fs::write(path, serde_json::to_string_pretty(&summary)?)?;
     }
-    let errors = summary.verdicts.get(&Kind::Error).copied().unwrap_or(0);
-    Ok(if args.fail_on_error && errors > 0 {
+    Ok(if args.fail_on_error && summary.had_errors() {
         1
     } else {
         0

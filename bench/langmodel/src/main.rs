@@ -4,7 +4,7 @@
 //! character 1- to 5-grams with their log probabilities (an n-gram's
 //! probability given its first n-1 characters), learnt from the Leipzig
 //! corpora. Its own detector reads those models at 5–40 ms per 1 KB page and
-//! its binary carries 266 MB of them (bench/RESULTS.md, "Language"), too slow
+//! its binary carries 266 MB of them (bench/HISTORY.md, "Language"), too slow
 //! and too big for the pipeline; what crawlsieve needs is the part that tells
 //! languages apart on a page of text: each language's most frequent letter
 //! trigrams with their probabilities. This tool keeps the `--top` most probable

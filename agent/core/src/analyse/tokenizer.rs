@@ -5,7 +5,7 @@
 //! allocates the tag name, each attribute's name and value on request, a boxed
 //! end-tag handler, and it runs its selector machine; on tag-dense pages that
 //! is ~0.7 µs per element, and on ordinary pages the pass ran at 15–40 % of the
-//! tokenizer's own speed (bench/RESULTS.md, "Three times the fastest peer").
+//! tokenizer's own speed (bench/HISTORY.md, "Three times the fastest peer").
 //! Text extraction needs far less: the bytes between tags, where each tag
 //! begins and ends, and a handful of attributes. This tokenizer borrows all of
 //! it from the input (a tag name is copied only when it has upper-case

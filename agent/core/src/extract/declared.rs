@@ -9,7 +9,7 @@
 //! long enough to be one and the content chosen from the visible text holds
 //! less than half of its words, it becomes the content's last paragraph
 //! (rs-trafilatura's "JSON-LD product fallback" is the same idea). On WCXB
-//! dev this adds it on 5 of the 119 product pages (bench/RESULTS.md).
+//! dev this adds it on 5 of the 119 product pages (bench/HISTORY.md).
 
 use super::metadata::{documents, flatten, types_of};
 use crate::analyse::text::{clean, decode_entities};

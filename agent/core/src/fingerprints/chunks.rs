@@ -1,7 +1,7 @@
 //! Chunks: the content's paragraphs, normalised and hashed (seed 001 §3.1).
 //!
 //! The normalisation is part of the labeled-set format: a set built on one
-//! machine must match on every other, so it is specified exactly (README,
+//! machine must match on every other, so it is specified exactly (docs/algorithms.md,
 //! "Chunk normalisation"), versioned (`NORMALISATION_VERSION`), and done by
 //! well-kept Unicode crates rather than locale-dependent library calls:
 //!

@@ -39,7 +39,7 @@
 //!    SimHash.
 //!
 //! Version 1 fixes `k` = [`K`] and `sample` = [`SAMPLE`] (chosen by
-//! measurement, README "Copy detection"); a labeled set records both and is
+//! measurement, docs/benchmarks.md); a labeled set records both and is
 //! refused when they differ from this build's.
 
 use xxhash_rust::xxh3::xxh3_64;

@@ -4,7 +4,7 @@
 //! magic        8 bytes  "CSLABELS"
 //! format       u16      3 with origin sites, else 2 (1 is still read: no shingle fields, no SimHashes)
 //! hash_kind    u8       1 = sha1-64: a key is the first 8 bytes of the chunk's
-//!                       SHA-1 (README, "Chunks"), read big-endian
+//!                       SHA-1 (docs/algorithms.md, "Chunk normalisation"), read big-endian
 //! normalisation u8      chunks::NORMALISATION_VERSION the keys were made with
 //! min_chars    u32      chunks shorter than this were not hashed
 //! version      u64      the set's version; the hub makes it grow by one per publish

@@ -9,7 +9,7 @@
 //! neighbour (Spanish, Catalan, Kazakh…). langid.py knows many of those. It
 //! only vetoes here: when it is sure the text is a language outside
 //! crawlsieve's codes, the page's language is `unknown` rather than a
-//! neighbour's code (README "Languages").
+//! neighbour's code (docs/languages.md).
 //!
 //! Classification is langid.py's: its features are byte n-grams (one to
 //! four bytes; the model file holds them as langid.py does, a DFA whose
@@ -55,7 +55,7 @@ pub struct Model {
 /// half of `../shared/data/langid` (75 languages, none of them langid's
 /// own, so every name given there is wrong): the names it gave there
 /// (Bengali as Assamese, German as Luxembourgish) had margins of at most
-/// 0.023; 0.025 names none of them (bench/RESULTS.md, "Language: langid
+/// 0.023; 0.025 names none of them (bench/HISTORY.md, "Language: langid
 /// names its own languages").
 const NAMING_MARGIN: f64 = 0.025;
 

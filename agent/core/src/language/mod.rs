@@ -53,21 +53,21 @@ pub struct LanguageSettings {
     pub min_margin: f64,
     /// How sure langid's model must be that a page is in one of the 21
     /// languages only it knows to veto the other detectors' code, and to
-    /// name that language (README, "Languages").
+    /// name that language (docs/languages.md).
     pub outsider_probability: f64,
     /// Whether langid names the languages only it knows where it vetoes the
-    /// other detectors or they found no code (README, "Languages").
+    /// other detectors or they found no code (docs/languages.md).
     pub outsider_codes: bool,
     /// How much better a page must read as the declaration of a language
-    /// mistaken for the decided one to veto that code (README, "Languages").
+    /// mistaken for the decided one to veto that code (docs/languages.md).
     pub udhr_margin: f64,
     /// How many more of a page's words than its language's own declaration
     /// has must be outside that language's 20,000 most frequent to veto the
-    /// code where a relative reads close (README, "Languages").
+    /// code where a relative reads close (docs/languages.md).
     pub words_margin: f64,
     /// Where the decided code has no word list: how many times more of a
     /// page's words must be in a relative's declaration only than in the
-    /// code's only to veto the code (README, "Languages").
+    /// code's only to veto the code (docs/languages.md).
     pub declaration_words: f64,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
@@ -189,7 +189,7 @@ impl Default for Thresholds {
 
 /// whatlang, the cross-check, reads this much of the sample: its cost is
 /// about linear in the text and it is as often right on 250 bytes as on 1 KB
-/// (bench/RESULTS.md, "Language").
+/// (bench/HISTORY.md, "Language").
 const WHATLANG_BYTES: usize = 512;
 
 /// A model file built into the binary (gzip'd under `rules/`), unpacked.
@@ -210,7 +210,7 @@ fn shipped_text(gz: &[u8], name: &str) -> String {
 /// The least share of a sample's trigrams that must be in the best language's
 /// profile. Text in that language: median .98, 1st percentile .82; text in a
 /// language the detectors do not know: median .84, a third below .75
-/// (bench/RESULTS.md, "Language").
+/// (bench/HISTORY.md, "Language").
 const MIN_FIT: f64 = 0.75;
 
 /// The least share of a sample's letters that must be in its main script.
@@ -400,13 +400,13 @@ const ALONE_TRIGRAMS: usize = 200;
 
 /// The least margin (nats per trigram) for the declarations to veto a code
 /// or name a language: chosen on the development half of
-/// `../shared/data/langid` (bench/RESULTS.md, "Language: the declarations").
+/// `../shared/data/langid` (bench/HISTORY.md, "Language: the declarations").
 pub const UDHR_MARGIN: f64 = 0.15;
 
-/// See [`Thresholds::words_margin`] (bench/RESULTS.md, "Language: words").
+/// See [`Thresholds::words_margin`] (bench/HISTORY.md, "Language: words").
 pub const WORDS_MARGIN: f64 = 0.25;
 
-/// See [`Thresholds::declaration_words`] (bench/RESULTS.md, "Language: the
+/// See [`Thresholds::declaration_words`] (bench/HISTORY.md, "Language: the
 /// declarations' words").
 pub const DECLARATION_WORDS: f64 = 3.0;
 
@@ -451,7 +451,7 @@ fn decide(sample: &str, t: Thresholds) -> Detected {
         // (whatever whatlang would say is a neighbour), or lead so far on so
         // long a sample that its cross-check no longer pays for itself: it
         // changed 2 of 2,583 real pages (mixed German and English) and no
-        // gettext page of a language no detector knows (bench/RESULTS.md,
+        // gettext page of a language no detector knows (bench/HISTORY.md,
         // "whatlang only where the profiles are unsure, revisited").
         return profile;
     }

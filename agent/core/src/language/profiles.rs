@@ -2,7 +2,7 @@
 //!
 //! whatlang, the fast first pass, knows 69 languages; text in a language it
 //! does not know comes out as a *reliable* neighbour (Kazakh as Belarusian or
-//! Russian, Malay as Indonesian, Xhosa as Zulu: bench/RESULTS.md, "Language").
+//! Russian, Malay as Indonesian, Xhosa as Zulu: bench/HISTORY.md, "Language").
 //! These profiles are the second opinion that knows those languages: each
 //! language's 4,000 most probable letter trigrams with their probabilities,
 //! taken from lingua-rs's models (Apache-2.0, learnt from the Leipzig corpora;

@@ -336,7 +336,7 @@ mod tests {
         .is_err());
     }
 
-    /// Size and speed of a large partition's checkpoint (figures in bench/RESULTS.md):
+    /// Size and speed of a large partition's checkpoint (figures in bench/HISTORY.md):
     /// `cargo test --release -p crawlsieve --lib checkpoint_at_scale -- --ignored --nocapture`
     #[test]
     #[ignore]

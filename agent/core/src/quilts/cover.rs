@@ -15,7 +15,7 @@
 //! sources only (§3), and a least share ϕ of the patch grams a source must
 //! give to count (the paper's future work). With either, a page is quilted
 //! when the patch grams its *counted* sources cover reach θ of its grams:
-//! measured on real documentation sites (bench/RESULTS.md), a page whose
+//! measured on real documentation sites (bench/HISTORY.md), a page whose
 //! patch grams all come from its own site's translations otherwise becomes a
 //! "foreign" quilt of a handful of incidental 1-gram sources.
 

@@ -53,7 +53,11 @@ pub async fn run(
     server.await??;
     // Every accepted page has its verdict in the sinks.
     agent.finish().await?;
-    tracing::info!("agent stopped");
+    tracing::info!(
+        pages_in = agent.metrics.pages_in.get(),
+        site_flags = agent.metrics.site_flags.get(),
+        "agent stopped: every page taken has its verdict delivered or spooled"
+    );
     Ok(())
 }
 

@@ -318,6 +318,9 @@ impl Spooled {
     {
         let mut backoff = Duration::from_millis(200);
         let mut failures = 0u32;
+        // Entries published since the spool last ran dry: an operator sees
+        // an outage end in the log (its start is the "spooling" warning).
+        let mut replayed = 0u64;
         loop {
             if let Err(e) = self.spool.sync_if_due() {
                 tracing::error!(sink = %self.name, error = %e, "spool sync failed");
@@ -325,6 +328,10 @@ impl Spooled {
             let (entry, consumed) = match self.spool.peek() {
                 Ok(Some(next)) => next,
                 Ok(None) => {
+                    if replayed > 0 {
+                        tracing::info!(sink = %self.name, replayed, "spool drained: every spooled verdict published");
+                        replayed = 0;
+                    }
                     let _ =
                         tokio::time::timeout(self.spool.idle_wait(), self.wake.notified()).await;
                     continue;
@@ -340,6 +347,10 @@ impl Spooled {
                     if let Err(e) = self.spool.commit(consumed) {
                         tracing::error!(sink = %self.name, error = %e, "spool commit failed");
                     }
+                    if replayed == 0 {
+                        tracing::info!(sink = %self.name, "replaying the spool");
+                    }
+                    replayed += 1;
                     backoff = Duration::from_millis(200);
                     failures = 0;
                 }
@@ -418,7 +429,7 @@ mod tests {
         assert!(!dir.path().join("k.offset.tmp").exists());
     }
 
-    /// The cost of the sync policy (bench/RESULTS.md):
+    /// The cost of the sync policy (bench/HISTORY.md):
     /// `cargo test --release --lib spool_sync_cost -- --ignored --nocapture`.
     #[test]
     #[ignore]

@@ -112,11 +112,38 @@ pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what:
     }
 }
 
-/// The `url` of a JSON object, if it is one and has one.
+/// The `url` of a JSON object, if it is one and has one. A cut-off object
+/// (a crawler's connection dropped, a message cut at a size limit) still
+/// names its page when its `"url": "..."` member came through whole: that
+/// page gets an `error` verdict rather than being refused as not a page.
 pub fn json_url(bytes: &[u8]) -> Option<String> {
-    serde_json::from_slice::<serde_json::Value>(bytes)
-        .ok()?
-        .get("url")?
-        .as_str()
-        .map(str::to_string)
+    match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Ok(v) => v.get("url")?.as_str().map(str::to_string),
+        Err(_) => cut_off_url(bytes),
+    }
+}
+
+/// The first `"url": "..."` member of what starts as a JSON object. A
+/// `"url"` inside a string value is escaped (`\"url\"`), so it is not taken.
+fn cut_off_url(bytes: &[u8]) -> Option<String> {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    if bytes[start] != b'{' {
+        return None;
+    }
+    let key = b"\"url\"";
+    let mut at = start;
+    while let Some(found) = bytes[at..].windows(key.len()).position(|w| w == key) {
+        let i = at + found;
+        at = i + key.len();
+        if bytes[i - 1] == b'\\' {
+            continue;
+        }
+        let rest = bytes[at..].trim_ascii_start();
+        let Some(value) = rest.strip_prefix(b":") else {
+            continue;
+        };
+        let mut values = serde_json::Deserializer::from_slice(value).into_iter::<String>();
+        return values.next()?.ok();
+    }
+    None
 }

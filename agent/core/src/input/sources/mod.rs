@@ -70,12 +70,26 @@ pub enum Format {
 }
 
 /// Opens an input by path (`-` is stdin), recognising the format by content.
+///
+/// A file that cannot be opened (it does not exist, or may not be read) is an
+/// error here: that is a mistake in the command, reported before any page is
+/// judged. A file that opens but whose first bytes cannot be read (a corrupt
+/// gzip stream, say) is the web's or the disk's doing: it becomes one
+/// `error` verdict, and the other inputs are judged.
 pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
     let format = if path == "-" {
         None
     } else {
         let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-        Some(sniff(&mut BufReader::new(file)).map_err(|e| anyhow::anyhow!("{path}: {e}"))?)
+        match sniff(&mut BufReader::new(file)) {
+            Ok(format) => Some(format),
+            Err(e) => {
+                return Ok(Box::new(Unreadable {
+                    path: path.to_string(),
+                    reason: format!("unreadable input: {e}"),
+                }))
+            }
+        }
     };
     let limits = limits.clone();
     Ok(match format {
@@ -84,6 +98,29 @@ pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
         Some(Format::Jsonl) => Box::new(jsonl::JsonlSource::new(PathBuf::from(path), limits)),
         Some(Format::Html) => Box::new(html::HtmlFileSource::new(PathBuf::from(path), limits)),
     })
+}
+
+/// A file that opened but could not be read from its first bytes: one
+/// broken input, which is its `error` verdict.
+struct Unreadable {
+    path: String,
+    reason: String,
+}
+
+impl Source for Unreadable {
+    fn name(&self) -> String {
+        self.path.clone()
+    }
+
+    fn run(&mut self, emit: &mut Emit<'_>, _: &mut SourceStats) -> anyhow::Result<()> {
+        emit(Input::Broken(crate::input::page::Broken {
+            url: None,
+            origin: crate::input::page::Origin::File {
+                file: self.path.clone(),
+            },
+            reason: self.reason.clone(),
+        }))
+    }
 }
 
 /// File names a directory walk picks up: the formats the sources read, plain
