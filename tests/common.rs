@@ -360,13 +360,17 @@ pub fn start_hub_with(
         .spawn()
         .expect("start hub");
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("hub listening on http://")
-        .unwrap_or_else(|| panic!("unexpected hub output: {line}"))
-        .to_string();
+    // The hub's log lines (it says what it does) may come first.
+    let addr = loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the hub exited before listening"
+        );
+        if let Some(a) = line.trim().strip_prefix("hub listening on http://") {
+            break a.to_string();
+        }
+    };
     // Keep draining the hub's log so it never blocks on a full pipe.
     std::thread::spawn(move || {
         let mut sink = Vec::new();
