@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests: run the real binary, find `../shared/data`.
 #![allow(dead_code)]
 
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -360,21 +360,28 @@ pub fn start_hub_with(
         .spawn()
         .expect("start hub");
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    // The hub's log lines (it says what it does) may come first.
-    let addr = loop {
-        let mut line = String::new();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "the hub exited before listening"
-        );
-        if let Some(a) = line.trim().strip_prefix("hub listening on http://") {
-            break a.to_string();
-        }
-    };
+    let addr = listening_address(&mut stderr, "hub listening on http://");
     // Keep draining the hub's log so it never blocks on a full pipe.
     std::thread::spawn(move || {
         let mut sink = Vec::new();
         let _ = stderr.read_to_end(&mut sink);
     });
     Hub { child, addr }
+}
+
+/// The address a daemon (agent or hub) prints once it listens: the rest of
+/// the first stderr line starting with `prefix`. Its log lines may come
+/// first (the daemons say what they do); they are shown in the test's output.
+pub fn listening_address(stderr: &mut impl std::io::BufRead, prefix: &str) -> String {
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the daemon exited before listening ({prefix})"
+        );
+        if let Some(a) = line.trim().strip_prefix(prefix) {
+            return a.to_string();
+        }
+        eprint!("{line}");
+    }
 }

@@ -181,18 +181,7 @@ impl Agent {
             .spawn()
             .unwrap();
         let mut err = BufReader::new(child.stderr.take().unwrap());
-        // Log lines (RUST_LOG) may come first.
-        let addr = loop {
-            let mut line = String::new();
-            assert!(
-                err.read_line(&mut line).unwrap() > 0,
-                "the agent exited before listening"
-            );
-            if let Some(a) = line.trim().strip_prefix("agent listening on http://") {
-                break a.to_string();
-            }
-            eprint!("{line}");
-        };
+        let addr = common::listening_address(&mut err, "agent listening on http://");
         // Line by line as it comes (a test that fails must not cut the log off).
         let pid = child.id();
         std::thread::spawn(move || {
