@@ -180,16 +180,15 @@ impl Settings {
             }
             b = b.add_source(File::from(path).format(FileFormat::Toml).required(true));
         }
-        b = b.add_source(
+        let environment = LIST_KEYS.iter().fold(
             Environment::with_prefix("CRAWLSIEVE")
                 .prefix_separator("_")
                 .separator("__")
                 .try_parsing(true)
-                .list_separator(",")
-                .with_list_parse_key(LIST_KEYS[0])
-                .with_list_parse_key(LIST_KEYS[1])
-                .with_list_parse_key(LIST_KEYS[2]),
+                .list_separator(","),
+            |env, key| env.with_list_parse_key(key),
         );
+        b = b.add_source(environment);
         for (key, value) in overrides {
             let list = is_list_key(key).then(|| as_list(value)).flatten();
             b = b.set_override(*key, list.unwrap_or_else(|| value.clone()))?;

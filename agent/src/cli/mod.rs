@@ -198,20 +198,21 @@ fn init_logging(daemon: bool) {
 }
 
 /// Every line of a verdict file (the JSONL `scan` and the agent write, plain
-/// or `.gz`), handed to `line`; returns how many lines were verdicts. A file
-/// that is not one — a WARC given by mistake, other JSON — is an error that
-/// names it, never an empty result. An empty file is fine: nothing judged yet.
+/// or `.gz`), handed to `line`. A file that is not one — a WARC given by
+/// mistake, other JSON — is an error that names it, never an empty result.
+/// An empty file is fine: nothing judged yet. Lines are parsed here only
+/// until the first verdict: the callers parse every line themselves.
 pub fn read_verdicts(
     path: &std::path::Path,
     mut line: impl FnMut(&str) -> anyhow::Result<()>,
-) -> anyhow::Result<u64> {
+) -> anyhow::Result<()> {
     use crawlsieve_core::verdict::VerdictRecord;
     use std::io::BufRead;
     let name = path.display();
     let hint = "not a verdict file (give the JSONL that `crawlsieve scan` writes)";
     let r = crawlsieve_core::input::sources::open_maybe_gz(path)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    let (mut lines, mut verdicts) = (0u64, 0u64);
+    let (mut lines, mut seen_verdict) = (0u64, false);
     for (n, bytes) in r.split(b'\n').enumerate() {
         let bytes = bytes.map_err(|e| anyhow::anyhow!("{name}: line {}: {e}", n + 1))?;
         if n == 0 && bytes.starts_with(b"WARC/") {
@@ -223,15 +224,16 @@ pub fn read_verdicts(
             continue;
         }
         lines += 1;
-        if serde_json::from_str::<VerdictRecord>(text).is_ok_and(|v| v.is_verdict()) {
-            verdicts += 1;
+        if !seen_verdict {
+            seen_verdict =
+                serde_json::from_str::<VerdictRecord>(text).is_ok_and(|v| v.is_verdict());
         }
         line(text).map_err(|e| anyhow::anyhow!("{name}: line {}: {e}", n + 1))?;
     }
-    if lines > 0 && verdicts == 0 {
+    if lines > 0 && !seen_verdict {
         anyhow::bail!("{name}: none of its {lines} lines is a verdict: {hint}");
     }
-    Ok(verdicts)
+    Ok(())
 }
 
 /// Worker threads: the configured number, or one per core.
