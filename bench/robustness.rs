@@ -128,6 +128,7 @@ fn main() -> anyhow::Result<()> {
         set: CompactSet::from_sorted(keys.iter().copied())?,
         simhashes: SimhashIndex::new(&simhashes),
         origins: Default::default(),
+        immutables: false,
     };
     let sets = LabeledSets::empty()
         .with_set(Arc::new(set))

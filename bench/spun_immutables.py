@@ -30,20 +30,9 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d.,]*")
 
 
 def wordnet_lemmas():
-    """Every single-word WordNet lemma that shares a synset with another lemma (replaceable)."""
-    mutable = set()
-    for pos in ("noun", "verb", "adj", "adv"):
-        for line in open(WN / f"data.{pos}", encoding="latin-1"):
-            if line.startswith("  "):
-                continue
-            f = line.split()
-            n = int(f[3], 16)
-            words = [f[4 + 2 * i].lower() for i in range(n)]
-            words = [re.sub(r"\(.*\)$", "", w) for w in words]
-            single = [w for w in words if "_" not in w]
-            if len(words) > 1:
-                mutable.update(single)
-    return mutable
+    """The shipped rule for mutable: WordNet's single-word lemmas that share a synset (bench/build_mutables.py)."""
+    from build_mutables import wordnet_mutables
+    return wordnet_mutables()
 
 
 def inflections(lemmas):

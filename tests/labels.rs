@@ -101,8 +101,8 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .output()
         .unwrap());
 
-    // The expert's set of the copied pages (chunks and shingles, no whole contents) is exactly
-    // what blind discovery found.
+    // The expert's set of the copied pages (chunks and shingles; no whole contents, no immutables,
+    // which blind discovery does not count) is exactly what blind discovery found.
     let expert_in: Vec<(String, &String)> = copied
         .iter()
         .enumerate()
@@ -110,7 +110,15 @@ fn blind_discovery_finds_what_was_copied_and_the_scan_flags_it() {
         .collect();
     jsonl(&d.join("expert.jsonl"), &expert_in);
     ok(bin()
-        .args(["labels", "build", "--no-whole", "--name", "expert", "--key"])
+        .args([
+            "labels",
+            "build",
+            "--no-whole",
+            "--no-immutables",
+            "--name",
+            "expert",
+            "--key",
+        ])
         .arg(&key)
         .arg("-o")
         .arg(d.join("expert.cslab"))

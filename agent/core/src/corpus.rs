@@ -56,6 +56,8 @@ pub struct CorpusStats {
     pub sources: SourceStats,
     /// The registered domains of the pages (`corpus_keys`): a set's origin.
     pub sites: std::collections::BTreeSet<String>,
+    /// Immutable grams the pages gave (`corpus_keys`, before repeats are merged).
+    pub immutables: u64,
 }
 
 fn is_text(path: &str) -> bool {
@@ -158,10 +160,12 @@ pub fn corpus_keys(
     workers: usize,
     whole: bool,
     simhashes: bool,
+    immutables: bool,
 ) -> anyhow::Result<(crate::labels::file::Contents, CorpusStats)> {
     let mut keys = Vec::new();
     let mut pages = Vec::new();
     let mut failed = 0;
+    let mut stats_immutables = 0;
     let mut sites = std::collections::BTreeSet::new();
     let mut stats = walk(
         pipeline,
@@ -184,6 +188,10 @@ pub fn corpus_keys(
                     keys.extend(m.whole.as_ref().map(crate::labels::key));
                 }
                 keys.extend_from_slice(&m.shingles);
+                if immutables {
+                    keys.extend_from_slice(&m.immutables);
+                    stats_immutables += m.immutables.len() as u64;
+                }
                 if simhashes {
                     pages.extend(m.simhash);
                 }
@@ -193,6 +201,7 @@ pub fn corpus_keys(
     )?;
     stats.failed = failed + stats.unreadable;
     stats.sites = sites;
+    stats.immutables = stats_immutables;
     keys.sort_unstable();
     keys.dedup();
     pages.sort_unstable();

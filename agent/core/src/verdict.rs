@@ -46,6 +46,8 @@ pub enum Reason {
     LabeledText,
     NearDuplicate,
     WholeContent,
+    /// A spun copy: the page's immutables match a labeled page's (DSpin).
+    Spun,
     // Notes that do not decide the verdict.
     Truncated,
     LanguageUnknown,
@@ -53,6 +55,9 @@ pub enum Reason {
     /// The page is on the origin site of a labeled set it matched: the
     /// original, not a copy (`origin_of` names the sets).
     LabeledOrigin,
+    /// The sets carry immutables, but the page's language has no mutables
+    /// dictionary (or is unknown): spun copies of it are not looked for.
+    SpunUnchecked,
     // Errors.
     BrokenInput,
     BinaryBody,
@@ -75,10 +80,12 @@ impl Reason {
             Reason::LabeledText => "labeled_text",
             Reason::NearDuplicate => "near_duplicate",
             Reason::WholeContent => "whole_content",
+            Reason::Spun => "spun",
             Reason::Truncated => "truncated",
             Reason::LanguageUnknown => "language_unknown",
             Reason::DecodeErrors => "decode_errors",
             Reason::LabeledOrigin => "labeled_origin",
+            Reason::SpunUnchecked => "spun_unchecked",
             Reason::BrokenInput => "broken_input",
             Reason::BinaryBody => "binary_body",
             Reason::ParseError => "parse_error",
@@ -90,12 +97,13 @@ impl Reason {
 
 impl Reason {
     /// The copy rules: a page with one of these was found to copy labeled content.
-    pub const COPY: [Reason; 5] = [
+    pub const COPY: [Reason; 6] = [
         Reason::WholeContent,
         Reason::LabeledChunks,
         Reason::LabeledShingles,
         Reason::LabeledText,
         Reason::NearDuplicate,
+        Reason::Spun,
     ];
 
     pub fn is_copy(self) -> bool {
@@ -121,12 +129,13 @@ pub fn contribution(
     }
 }
 
-/// Matched chunks and shingles per label.
+/// Matched chunks, shingles and immutable grams per label.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LabelCount {
     pub label: String,
     pub chunks: u32,
     pub shingles: u32,
+    pub immutables: u32,
 }
 
 /// One page's verdict and the figures behind it.
@@ -178,6 +187,16 @@ pub struct Verdict {
     /// Bits between the page's SimHash and the nearest labeled page's, when within
     /// `labels.near_duplicate_bits`.
     pub near_duplicate: Option<u32>,
+    /// Sampled immutable 4-grams of the content (docs/algorithms.md,
+    /// "Immutables"); 0 when the sets carry none or the language has no dictionary.
+    pub immutables: u32,
+    pub matched_immutables: u32,
+    /// matched_immutables / immutables: the similarity `spun` judges; absent
+    /// when the page has no immutable gram.
+    pub spun_contains: Option<f64>,
+    /// Of the page's five equal parts (its immutable grams in order), the
+    /// share holding a match: a spin matches everywhere, a quote in one place.
+    pub spun_spread: Option<f64>,
     /// Labels whose chunks matched, with counts.
     pub labels: Vec<LabelCount>,
     /// Versions of the labeled sets the page was judged against.
@@ -237,6 +256,10 @@ impl Verdict {
             shingle_contains: None,
             simhash: None,
             near_duplicate: None,
+            immutables: 0,
+            matched_immutables: 0,
+            spun_contains: None,
+            spun_spread: None,
             labels: Vec::new(),
             labels_version: None,
             origin_of: Vec::new(),

@@ -64,6 +64,10 @@ pub struct BuildArgs {
     /// Leave out page SimHashes (by default a near-duplicate of a page matches too).
     #[arg(long)]
     no_simhash: bool,
+    /// Leave out immutable grams (by default a spun copy of a page in a language with a
+    /// mutables dictionary matches too; the file is then format 4).
+    #[arg(long)]
+    no_immutables: bool,
     /// An origin site of the set besides the corpus's own (repeatable): a domain
     /// (`example.org`: every host under it) or a URL prefix (`https://example.org/blog/`).
     /// Pages there are the originals: kept with `labeled_origin`, never flagged by this set.
@@ -207,8 +211,12 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
         workers,
         !a.no_whole,
         !a.no_simhash,
+        !a.no_immutables,
     )?;
     let mut header = file::Header::new(&a.name, a.version, 0, min_chars);
+    if !a.no_immutables {
+        header = header.with_immutables();
+    }
     let corpus = (!a.no_corpus_origins).then_some(&stats.sites);
     header.origins = crawlsieve_core::labels::origin::normalise_all(
         corpus.into_iter().flatten().chain(&a.origins),
@@ -218,10 +226,11 @@ fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
     std::fs::write(&a.output, &bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.output.display()))?;
     eprintln!(
-        "{} documents ({} failed), {} keys (chunks and shingles), {} page SimHashes, origin: {} -> {} ({} bytes) in {:.1} s",
+        "{} documents ({} failed), {} keys (chunks, shingles and {} immutable grams), {} page SimHashes, origin: {} -> {} ({} bytes) in {:.1} s",
         stats.documents,
         stats.failed,
         contents.keys.len(),
+        stats.immutables,
         contents.simhashes.len(),
         if header.origins.is_empty() { "none".to_string() } else { header.origins.join(" ") },
         a.output.display(),

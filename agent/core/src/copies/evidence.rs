@@ -15,7 +15,12 @@
 //!   holds — `labels.evidence_chars` characters of matched chunks or
 //!   `labels.evidence_shingles` matched shingles;
 //! - `near_duplicate`: a labeled page's SimHash within
-//!   `labels.near_duplicate_bits` bits (seed 002).
+//!   `labels.near_duplicate_bits` bits (seed 002);
+//! - `spun`: the page's immutable grams (`fingerprints::immutables`) match
+//!   at `labels.spun_threshold`, spread over the page — a copy whose words
+//!   were swapped for synonyms. It fires only when none of the others did:
+//!   exact and near duplicates keep their own rules, as DSpin sets them
+//!   apart (§V-E).
 
 use crate::fingerprints::chunks::{self, Chunks};
 use crate::labels::config::LabelSettings;
@@ -35,8 +40,14 @@ pub struct Evidence {
     pub whole_match: bool,
     pub shingles: u32,
     pub matched_shingles: u32,
+    /// Sampled immutable grams of the page, and those labeled.
+    pub immutables: u32,
+    pub matched_immutables: u32,
+    /// Where the matched grams lie (`immutables::spread`).
+    pub spread: f64,
     per_label_chunks: [u32; MAX_SETS],
     per_label_shingles: [u32; MAX_SETS],
+    per_label_immutables: [u32; MAX_SETS],
     /// Distance to the nearest labeled page's SimHash, and the sets holding it.
     pub near: Option<(u32, u32)>,
     /// The sets the page is the origin of that it matched (a bit each):
@@ -44,13 +55,20 @@ pub struct Evidence {
     pub origin: u32,
 }
 
-/// Looks a page's chunks, whole content and shingles up, in one batch (the
-/// memory reads overlap), and its SimHash in the banded tables. Matches in
-/// the sets of `origin` (a bit each: the page is on their origin site) are
-/// noted, not counted.
-pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32, origin: u32) -> Evidence {
+/// Looks a page's chunks, whole content, shingles and immutable grams (in
+/// page order) up, in one batch (the memory reads overlap), and its SimHash
+/// in the banded tables. Matches in the sets of `origin` (a bit each: the
+/// page is on their origin site) are noted, not counted.
+pub fn gather(
+    sets: &LabeledSets,
+    chunks: &Chunks,
+    immutables: &[u64],
+    min_chars: u32,
+    origin: u32,
+) -> Evidence {
     let mut e = Evidence {
         shingles: chunks.shingles.len() as u32,
+        immutables: immutables.len() as u32,
         ..Default::default()
     };
     let eligible = |c: &&chunks::Chunk| !c.stop && c.chars >= min_chars;
@@ -71,6 +89,7 @@ pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32, origin: u32) 
     }
     keys.push(key(&chunks.whole));
     keys.extend_from_slice(&chunks.shingles);
+    keys.extend_from_slice(immutables);
     let mut masks = Vec::new();
     sets.lookup_many(&keys, &mut masks);
     if origin != 0 {
@@ -88,12 +107,21 @@ pub fn gather(sets: &LabeledSets, chunks: &Chunks, min_chars: u32, origin: u32) 
             add_bits(&mut e.per_label_chunks, mask);
         }
     }
-    for &mask in &rest[1..] {
+    let (shingle_masks, immutable_masks) = rest[1..].split_at(chunks.shingles.len());
+    for &mask in shingle_masks {
         if mask != 0 {
             e.matched_shingles += 1;
             add_bits(&mut e.per_label_shingles, mask);
         }
     }
+    let matched: Vec<bool> = immutable_masks.iter().map(|&m| m != 0).collect();
+    for &mask in immutable_masks {
+        if mask != 0 {
+            e.matched_immutables += 1;
+            add_bits(&mut e.per_label_immutables, mask);
+        }
+    }
+    e.spread = crate::fingerprints::immutables::spread(&matched);
     e.near = chunks.simhash.and_then(|h| {
         // near_duplicate_bits is checked ≤ 3 at start-up; 3 finds every page within 3 bits.
         let (mask, d) = sets.nearest_simhash(h, crate::fingerprints::simhash::MAX_DISTANCE)?;
@@ -135,18 +163,28 @@ pub fn decide(
         .near
         .filter(|&(_, d)| rules.near_duplicate_bits > 0 && d <= rules.near_duplicate_bits);
     v.near_duplicate = near.map(|(_, d)| d);
+    v.immutables = e.immutables;
+    v.matched_immutables = e.matched_immutables;
+    if e.immutables > 0 {
+        v.spun_contains = Some(e.matched_immutables as f64 / e.immutables as f64);
+        v.spun_spread = Some(e.spread);
+    }
     let near_mask = near.map_or(0, |(mask, _)| mask);
     v.labels = sets
         .sets()
         .iter()
         .enumerate()
         .filter(|&(i, _)| {
-            e.per_label_chunks[i] > 0 || e.per_label_shingles[i] > 0 || near_mask >> i & 1 == 1
+            e.per_label_chunks[i] > 0
+                || e.per_label_shingles[i] > 0
+                || e.per_label_immutables[i] > 0
+                || near_mask >> i & 1 == 1
         })
         .map(|(i, set)| LabelCount {
             label: set.name.clone(),
             chunks: e.per_label_chunks[i],
             shingles: e.per_label_shingles[i],
+            immutables: e.per_label_immutables[i],
         })
         .collect();
     if e.origin != 0 {
@@ -180,6 +218,14 @@ pub fn decide(
     }
     if near.is_some() {
         fired.push(Reason::NearDuplicate);
+    }
+    // Exact and near duplicates keep their own rules; `spun` is what is left.
+    if fired.is_empty()
+        && e.matched_immutables >= rules.spun_min_matched
+        && v.spun_contains.is_some_and(|c| c >= rules.spun_threshold)
+        && e.spread >= rules.spun_spread
+    {
+        fired.push(Reason::Spun);
     }
     if fired.is_empty() {
         return;

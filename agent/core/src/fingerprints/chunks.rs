@@ -175,6 +175,9 @@ pub struct Chunks {
     pub shingles: Vec<u64>,
     /// SimHash of all the shingles; `None` when the content has none.
     pub simhash: Option<u64>,
+    /// The word hashes of the chunks that are not stop chunks, in page
+    /// order (`immutables`, step 1).
+    pub words: Vec<u64>,
 }
 
 /// Normalises and hashes every paragraph; `is_stop` says which are stop
@@ -219,6 +222,7 @@ pub fn chunk_with<'a>(
         whole: whole.finalize().into(),
         shingles,
         simhash,
+        words: shingler.take_words(),
     }
 }
 

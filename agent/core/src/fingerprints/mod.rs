@@ -4,10 +4,13 @@
 //! - `chunks`: paragraphs, normalised and hashed (Ardi & Heidemann's chunks);
 //! - `stopchunks`: common benign paragraphs that are counted, never matched;
 //! - `shingles`: sampled word k-grams, and the page's SimHash from them;
+//! - `immutables`: the words no spinner can change, in order, as sampled
+//!   k-grams (spun copies);
 //! - `simhash`: SimHashes in banded tables, where every fingerprint within
 //!   a few bits is found (near duplicates).
 
 pub mod chunks;
+pub mod immutables;
 pub mod shingles;
 pub mod simhash;
 pub mod stopchunks;

@@ -112,6 +112,8 @@ pub struct Shingler {
     /// The current chunk's word hashes, each as its 8 little-endian bytes:
     /// a shingle's input (step 3) is a slice of it, hashed where it lies.
     words: Vec<u8>,
+    /// Every chunk's word hashes, in page order: the input of `immutables`.
+    page_words: Vec<u64>,
     sampled: Vec<u64>,
     ones: Ones,
 }
@@ -130,6 +132,7 @@ impl Shingler {
             k,
             sample,
             words: Vec::new(),
+            page_words: Vec::new(),
             sampled: Vec::new(),
             ones: Ones::default(),
         }
@@ -139,8 +142,11 @@ impl Shingler {
     pub fn add_chunk(&mut self, normalised: &str) {
         self.words.clear();
         let bytes = &mut self.words;
+        let page_words = &mut self.page_words;
         words(normalised, |w| {
-            bytes.extend_from_slice(&xxh3_64(w.as_bytes()).to_le_bytes())
+            let h = xxh3_64(w.as_bytes());
+            page_words.push(h);
+            bytes.extend_from_slice(&h.to_le_bytes())
         });
         let width = 8 * self.k;
         if self.words.len() < width {
@@ -163,6 +169,12 @@ impl Shingler {
         sampled.dedup();
         let simhash = std::mem::take(&mut self.ones).simhash();
         (sampled, simhash)
+    }
+
+    /// The word hashes of every chunk added since the last call, in order
+    /// (`immutables`, step 1). Resets them.
+    pub fn take_words(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.page_words)
     }
 }
 

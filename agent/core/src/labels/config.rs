@@ -22,6 +22,12 @@ pub struct LabelSettings {
     pub evidence_shingles: u32,
     /// Near-duplicate rule: a labeled page's SimHash within this many bits (0 = off, at most 3).
     pub near_duplicate_bits: u32,
+    /// Spun rule (DSpin's immutables): matched / sampled immutable grams of the page ...
+    pub spun_threshold: f64,
+    /// ... with matches in at least this share of the page's five parts ...
+    pub spun_spread: f64,
+    /// ... and at least this many of its immutable grams labeled.
+    pub spun_min_matched: u32,
     /// Labeled-set files to load: signed binary files or hex text lists.
     #[serde(default)]
     pub files: Vec<PathBuf>,
@@ -114,6 +120,14 @@ impl LabelSettings {
         anyhow::ensure!(
             self.shingle_threshold > 0.0 && self.shingle_threshold <= 1.0,
             "configuration: key `labels.shingle_threshold`: must be in (0, 1]"
+        );
+        anyhow::ensure!(
+            self.spun_threshold > 0.0 && self.spun_threshold <= 1.0,
+            "configuration: key `labels.spun_threshold`: must be in (0, 1]"
+        );
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.spun_spread),
+            "configuration: key `labels.spun_spread`: must be in [0, 1]"
         );
         anyhow::ensure!(
             self.near_duplicate_bits <= crate::fingerprints::simhash::MAX_DISTANCE,

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! magic        8 bytes  "CSLABELS"
-//! format       u16      3 with origin sites, else 2 (1 is still read: no shingle fields, no SimHashes)
+//! format       u16      4 with immutables, else 3 with origin sites, else 2
+//!                       (1 is still read: no shingle fields, no SimHashes)
 //! hash_kind    u8       1 = sha1-64: a key is the first 8 bytes of the chunk's
 //!                       SHA-1 (docs/algorithms.md, "Chunk normalisation"), read big-endian
 //! normalisation u8      chunks::NORMALISATION_VERSION the keys were made with
@@ -19,13 +20,18 @@
 //! -- format 3 --
 //! origins      u16      number of origin sites, then each: u16 length, UTF-8
 //!                       (a registered domain, or a URL prefix with scheme)
+//! -- format 4 --
+//! immutable_version u8  immutables::IMMUTABLE_VERSION of the immutable keys; 0 = none
+//! immutable_k  u8       immutables per gram
+//! immutable_sample u16  one gram in this many was kept
+//! dictionary   u16      version of the mutables dictionary (rules/mutables.tsv.gz)
 //! -- all --
 //! keys         entries × u64, strictly ascending
 //! simhashes    simhashes × u64, strictly ascending (format 2)
 //! signature    64 bytes: ed25519 over every byte above
 //! ```
-//! All integers little-endian. The keys are chunk keys and sampled shingle
-//! hashes in one sorted list: both are uniform 64-bit hashes from different
+//! All integers little-endian. The keys are chunk keys, sampled shingle
+//! hashes and sampled immutable grams in one sorted list: both are uniform 64-bit hashes from different
 //! functions, a page looks each kind up separately, and one list keeps the
 //! compact in-memory set, deltas and counting unchanged. Keys are sorted so
 //! that two versions differ by a merge (deltas), the in-memory set is built
@@ -35,10 +41,11 @@
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
 pub const MAGIC: &[u8; 8] = b"CSLABELS";
-/// The newest format this build writes (for a set that names its origin;
-/// a set without one is written in format 2, which older builds read); it
-/// reads this one, 2 and 1.
-pub const FORMAT: u16 = 3;
+/// The newest format this build writes (for a set with immutables; one
+/// without is written in format 3 when it names its origin, else in format
+/// 2, so older builds read every set that needs nothing newer); it reads
+/// every format from 1.
+pub const FORMAT: u16 = 4;
 /// Origin sites a set may name, and the longest one.
 pub const MAX_ORIGINS: usize = 4096;
 pub const MAX_ORIGIN_LEN: usize = 2048;
@@ -76,6 +83,17 @@ pub struct Header {
     /// copies (`labeled_origin`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub origins: Vec<String>,
+    /// `immutables::IMMUTABLE_VERSION` of the immutable keys (format 4; 0:
+    /// the set has none, and finds no spun copies).
+    #[serde(default)]
+    pub immutable_version: u8,
+    #[serde(default)]
+    pub immutable_k: u8,
+    #[serde(default)]
+    pub immutable_sample: u16,
+    /// The mutables dictionary's version the immutables were taken with.
+    #[serde(default)]
+    pub dictionary: u16,
 }
 
 fn format_1() -> u16 {
@@ -99,6 +117,8 @@ pub enum FileError {
     Normalisation(u8, u8),
     #[error("shingles v{0} (k = {1}, 1 in {2}) differ from this build's v{3} (k = {4}, 1 in {5}): shingles would never match")]
     Shingles(u8, u8, u16, u8, u8, u16),
+    #[error("immutables v{0} (k = {1}, 1 in {2}, dictionary {3}) differ from this build's v{4} (k = {5}, 1 in {6}, dictionary {7}): spun copies would never match")]
+    Immutables(u8, u8, u16, u16, u8, u8, u16, u16),
     #[error("keys are not strictly ascending at entry {0}")]
     Order(u64),
     #[error("origin sites: {0}")]
@@ -148,6 +168,12 @@ impl Header {
                 out.extend_from_slice(o.as_bytes());
             }
         }
+        if self.format >= 4 {
+            out.push(self.immutable_version);
+            out.push(self.immutable_k);
+            out.extend_from_slice(&self.immutable_sample.to_le_bytes());
+            out.extend_from_slice(&self.dictionary.to_le_bytes());
+        }
         out
     }
 
@@ -188,6 +214,10 @@ impl Header {
             shingle_sample: 0,
             simhashes: 0,
             origins: Vec::new(),
+            immutable_version: 0,
+            immutable_k: 0,
+            immutable_sample: 0,
+            dictionary: 0,
         };
         if format >= 2 {
             header.shingle_version = r.take(1, "shingle version")?[0];
@@ -206,6 +236,12 @@ impl Header {
                     .map_err(|_| FileError::Origins("not UTF-8"))?;
                 header.origins.push(o.to_string());
             }
+        }
+        if format >= 4 {
+            header.immutable_version = r.take(1, "immutable version")?[0];
+            header.immutable_k = r.take(1, "immutable k")?[0];
+            header.immutable_sample = u16::from_le_bytes(r.array("immutable sample")?);
+            header.dictionary = u16::from_le_bytes(r.array("dictionary")?);
         }
         Ok((header, r.at))
     }
@@ -229,6 +265,45 @@ impl Header {
             shingle_sample: crate::fingerprints::shingles::SAMPLE as u16,
             simhashes: 0,
             origins: Vec::new(),
+            immutable_version: 0,
+            immutable_k: 0,
+            immutable_sample: 0,
+            dictionary: 0,
+        }
+    }
+
+    /// This header, saying its keys include immutable grams made by this build.
+    pub fn with_immutables(mut self) -> Header {
+        use crate::fingerprints::immutables::{Dictionary, IMMUTABLE_VERSION, K, SAMPLE};
+        self.immutable_version = IMMUTABLE_VERSION;
+        self.immutable_k = K as u8;
+        self.immutable_sample = SAMPLE as u16;
+        self.dictionary = Dictionary::shipped().version;
+        self
+    }
+
+    /// Whether the set's immutable keys were made the way this build makes
+    /// them (a set without immutables always is).
+    pub fn check_immutables(&self) -> Result<(), FileError> {
+        use crate::fingerprints::immutables::{Dictionary, IMMUTABLE_VERSION, K, SAMPLE};
+        let ours = (
+            IMMUTABLE_VERSION,
+            K as u8,
+            SAMPLE as u16,
+            Dictionary::shipped().version,
+        );
+        let theirs = (
+            self.immutable_version,
+            self.immutable_k,
+            self.immutable_sample,
+            self.dictionary,
+        );
+        if theirs.0 == 0 || theirs == ours {
+            Ok(())
+        } else {
+            Err(FileError::Immutables(
+                theirs.0, theirs.1, theirs.2, theirs.3, ours.0, ours.1, ours.2, ours.3,
+            ))
         }
     }
 
@@ -281,11 +356,21 @@ pub struct Contents {
 /// are set from `contents`). A format-1 header can hold no SimHashes.
 pub fn encode(header: &Header, contents: &Contents, key: &SigningKey) -> Vec<u8> {
     let mut header = header.clone();
-    if !header.origins.is_empty() {
-        header.format = header.format.max(3);
-    } else if header.format == 3 {
-        header.format = 2;
+    // The oldest format that holds what the set has, so older builds read it.
+    if header.format >= 2 {
+        header.format = if header.immutable_version != 0 {
+            4
+        } else if !header.origins.is_empty() {
+            3
+        } else {
+            2
+        };
     }
+    assert!(
+        header.format >= 3 || header.origins.is_empty(),
+        "format {} names no origin",
+        header.format
+    );
     header.entries = contents.keys.len() as u64;
     header.simhashes = contents.simhashes.len() as u64;
     assert!(
@@ -364,6 +449,7 @@ impl<'a> SetFile<'a> {
             return Err(FileError::Normalisation(file.header.normalisation, ours));
         }
         file.header.check_shingles()?;
+        file.header.check_immutables()?;
         file.verify(public)?;
         Ok(file)
     }
@@ -503,6 +589,21 @@ mod tests {
         assert_eq!(file.header.format, 3);
         assert_eq!(file.header.origins, header.origins);
         assert_eq!(file.keys().collect::<Vec<_>>(), [3, 4]);
+        let with = encode(&header.clone().with_immutables(), &keys_only(&[3]), &key(1));
+        let file = SetFile::open(&with, &key(1).verifying_key()).unwrap();
+        assert_eq!(file.header.format, 4);
+        assert_eq!(file.header.origins, header.origins);
+        assert_eq!(
+            file.header.immutable_version,
+            crate::fingerprints::immutables::IMMUTABLE_VERSION
+        );
+        let mut other = header.clone().with_immutables();
+        other.dictionary += 1;
+        let bytes = encode(&other, &keys_only(&[3]), &key(1));
+        assert!(matches!(
+            SetFile::open(&bytes, &key(1).verifying_key()),
+            Err(FileError::Immutables(..))
+        ));
         // Cut inside the origins: truncated, not a panic.
         let cut = Header::decode(&bytes[..file.header.encode().len() - 3]);
         assert!(matches!(cut, Err(FileError::Truncated(_))), "{cut:?}");

@@ -82,6 +82,8 @@ pub struct LabeledSet {
     pub simhashes: SimhashIndex,
     /// The sites its content comes from: their pages are the originals.
     pub origins: origin::Origins,
+    /// Its keys include immutable grams (format 4): it finds spun copies.
+    pub immutables: bool,
 }
 
 impl LabeledSet {
@@ -95,6 +97,7 @@ impl LabeledSet {
             set,
             simhashes: SimhashIndex::new(&file.simhashes().collect::<Vec<_>>()),
             origins: origin::Origins::new(&file.header.origins).map_err(anyhow::Error::msg)?,
+            immutables: file.header.immutable_version != 0,
         })
     }
 
@@ -188,6 +191,7 @@ impl LabeledSets {
                     set: CompactSet::from_sorted(keys.into_iter()).map_err(|e| e.to_string())?,
                     simhashes: SimhashIndex::default(),
                     origins: origin::Origins::new(origins.get(name).map_or(&[][..], |v| v))?,
+                    immutables: false,
                 })
             })
             .collect()
@@ -254,6 +258,11 @@ impl LabeledSets {
             }
         }
         best
+    }
+
+    /// Whether a set carries immutable grams: pages' are then looked up.
+    pub fn carry_immutables(&self) -> bool {
+        self.sets.iter().any(|s| s.immutables)
     }
 
     /// The sets, in bit order.

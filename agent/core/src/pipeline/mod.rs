@@ -12,6 +12,7 @@ use crate::extract::extractor::Extractor;
 use crate::extract::Content;
 use crate::filters;
 use crate::fingerprints::chunks::{self, Chunks};
+use crate::fingerprints::immutables::{self, Dictionary};
 use crate::fingerprints::stopchunks::StopChunks;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
@@ -49,6 +50,9 @@ pub struct Matchable {
     pub shingles: Vec<u64>,
     /// The content's SimHash (`None` without shingles).
     pub simhash: Option<u64>,
+    /// Sampled immutable grams (ascending, distinct; none when the
+    /// content's language has no mutables dictionary).
+    pub immutables: Vec<u64>,
 }
 
 impl Pipeline {
@@ -202,25 +206,48 @@ impl Pipeline {
             .read(page, |_| {})
             .map_err(|e| e.to_string())?;
         let content = self.extractor.content(&analysis, page);
-        Ok(
-            self.matchable(chunks::chunk(content.paragraphs(&analysis), |h| {
-                self.stop.contains(h)
-            })),
-        )
+        let found = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
+        let lang = self.detect(&sample(content.paragraphs(&analysis), self.sample_bytes()));
+        Ok(self.matchable(found, lang))
     }
 
     /// As `matchable_chunks`, for plain text: paragraphs are separated by blank lines.
     pub fn matchable_text(&self, text: &str) -> Matchable {
-        let paragraphs = text
-            .split("\n\n")
-            .flat_map(|p| p.split("\r\n\r\n"))
-            .filter(|p| !p.trim().is_empty());
-        self.matchable(chunks::chunk(paragraphs, |h| self.stop.contains(h)))
+        self.matchable_paragraphs(
+            text.split("\n\n")
+                .flat_map(|p| p.split("\r\n\r\n"))
+                .filter(|p| !p.trim().is_empty()),
+        )
     }
 
-    fn matchable(&self, found: Chunks) -> Matchable {
+    /// As `matchable_chunks`, for content already extracted (a verdict's
+    /// `content`: one paragraph a line).
+    pub fn matchable_paragraphs<'a>(
+        &self,
+        paragraphs: impl Iterator<Item = &'a str> + Clone,
+    ) -> Matchable {
+        let found = chunks::chunk(paragraphs.clone(), |h| self.stop.contains(h));
+        let lang = self.detect(&sample(paragraphs, self.sample_bytes()));
+        self.matchable(found, lang)
+    }
+
+    fn sample_bytes(&self) -> usize {
+        self.settings.language.sample_bytes
+    }
+
+    /// The language of a content sample (ISO 639-3), `None` when unknown.
+    fn detect(&self, sample: &str) -> Option<&'static str> {
+        let s = &self.settings.language;
+        language::detect(sample, s.sample_bytes, s.thresholds()).code
+    }
+
+    fn matchable(&self, found: Chunks, lang: Option<&str>) -> Matchable {
         let min_chars = self.settings.chunks.min_chars;
+        let immutables = dictionary_for(lang, &found.words)
+            .map(|words| immutables::signature(&found.words, words))
+            .unwrap_or_default();
         Matchable {
+            immutables,
             chunks: found
                 .chunks
                 .iter()
@@ -248,6 +275,30 @@ impl Pipeline {
             }
         }
         mask
+    }
+
+    /// The page's immutable grams in page order, with its language's
+    /// dictionary. A page dropped before language detection is detected
+    /// here; one in a language without a dictionary gets none, and a note.
+    fn page_immutables(
+        &self,
+        chunks: &Chunks,
+        content: &Content,
+        analysis: &Analysis,
+        v: &mut Verdict,
+    ) -> Vec<u64> {
+        let lang = match v.lang.as_deref() {
+            Some("unknown") => None,
+            Some(code) => Some(code),
+            None => self.detect(&sample(content.paragraphs(analysis), self.sample_bytes())),
+        };
+        match dictionary_for(lang, &chunks.words) {
+            Some(words) => immutables::grams(&chunks.words, words),
+            None => {
+                v.reasons.push(Reason::SpunUnchecked);
+                Vec::new()
+            }
+        }
     }
 
     /// Whether `hash` is a stop chunk.
@@ -286,7 +337,7 @@ impl Pipeline {
             None => {}
         }
 
-        let sample = sample(&content, &analysis, s.language.sample_bytes);
+        let sample = sample(content.paragraphs(&analysis), s.language.sample_bytes);
         let lang = language::detect(&sample, s.language.sample_bytes, s.language.thresholds());
         v.lang = Some(lang.code.unwrap_or("unknown").to_string());
         v.lang_confidence = Some((lang.confidence * 1000.0).round() / 1000.0);
@@ -335,9 +386,15 @@ impl Pipeline {
                 .collect();
         }
         let origin = self.origin_mask(labels, &v.url);
+        let immutables = if labels.carry_immutables() {
+            self.page_immutables(&chunks, content, analysis, v)
+        } else {
+            Vec::new()
+        };
         let evidence = crate::copies::evidence::gather(
             labels,
             &chunks,
+            &immutables,
             self.settings.chunks.min_chars,
             origin,
         );
@@ -345,10 +402,22 @@ impl Pipeline {
     }
 }
 
+/// The mutables dictionary a page's immutables are taken with: its
+/// language's. Word salad — what a spinner's every-word setting can make —
+/// defeats language detection, so a page of unknown language is read with
+/// the dictionary that knows most of its words.
+fn dictionary_for(lang: Option<&str>, words: &[u64]) -> Option<&'static immutables::Language> {
+    let dictionary = Dictionary::shipped();
+    match lang {
+        Some(code) => dictionary.language(code),
+        None => dictionary.likeliest(words),
+    }
+}
+
 /// The first `max` bytes (about) of the content, for language detection.
-fn sample(content: &Content, analysis: &Analysis, max: usize) -> String {
+fn sample<'a>(paragraphs: impl Iterator<Item = &'a str>, max: usize) -> String {
     let mut out = String::with_capacity(max + 256);
-    for p in content.paragraphs(analysis) {
+    for p in paragraphs {
         if out.len() >= max {
             break;
         }

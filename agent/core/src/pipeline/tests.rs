@@ -165,6 +165,7 @@ fn contains_and_flags() {
             label: "wiki".into(),
             chunks: 1,
             shingles: 0,
+            immutables: 0,
         }]
     );
     assert_eq!((v.chunks, v.short_chunks, v.matched_chunks), (3, 1, 1));
@@ -267,6 +268,7 @@ fn a_short_copy_is_dropped_and_matched() {
         set: crate::labels::compact::CompactSet::from_sorted(keys.into_iter()).unwrap(),
         simhashes: crate::fingerprints::simhash::SimhashIndex::new(&[m.simhash.unwrap()]),
         origins: Default::default(),
+        immutables: false,
     };
     let sets = LabeledSets::empty()
         .with_set(std::sync::Arc::new(set))

@@ -86,6 +86,7 @@ pub(super) fn first_versions(hub: &super::Hub) -> anyhow::Result<()> {
             contents: Contents::default(),
             min_chars: 0,
             shingles: true,
+            immutables: false,
             origins: Vec::new(),
         };
         let info = hub
@@ -259,6 +260,7 @@ async fn run(hub: &Shared, name: &str) -> anyhow::Result<Discovered> {
                 },
                 min_chars: found.min_chars,
                 shingles: true,
+                immutables: false,
                 origins: Vec::new(),
             };
             let info = counts.info(threshold);

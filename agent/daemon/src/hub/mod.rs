@@ -425,11 +425,13 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
         }
         file.header
             .check_shingles()
+            .and_then(|()| file.header.check_immutables())
             .map_err(|e| format!("labeled-set file: {e}"))?;
         return Ok(Upload {
             contents: file.contents(),
             min_chars: file.header.min_chars,
             shingles: file.header.shingle_version != 0,
+            immutables: file.header.immutable_version != 0,
             origins: origin::normalise_all(&file.header.origins)?,
         });
     }
@@ -448,6 +450,7 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
         },
         min_chars: 0,
         shingles: false,
+        immutables: false,
         // A text list's `#origin SITE` lines (those naming no other set).
         origins: origin::normalise_all(
             crawlsieve_core::labels::parse_origin_lines(text)

@@ -35,6 +35,8 @@ pub struct Upload {
     pub contents: file::Contents,
     pub min_chars: u32,
     pub shingles: bool,
+    /// Its keys include immutable grams (a set built with them, format 4).
+    pub immutables: bool,
     /// The set's origin sites, in their normal form (none for a blind set).
     pub origins: Vec<String>,
 }
@@ -126,6 +128,9 @@ impl Store {
         header.origins = upload.origins.clone();
         if !upload.shingles {
             header.shingle_version = 0;
+        }
+        if upload.immutables {
+            header = header.with_immutables();
         }
         let bytes = file::encode(&header, &upload.contents, key);
         let dir = self.dir.join(name);
