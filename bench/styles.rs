@@ -170,7 +170,7 @@ fn main() -> anyhow::Result<()> {
         if a.is_empty() || b.is_empty() {
             continue;
         }
-        let common = intersect(&a, &b);
+        let common = crawlsieve_core::sort::intersection_len(&a, &b);
         let dice = 2.0 * common as f64 / (a.len() + b.len()) as f64;
         let est = pages[i].fp.similarity(&pages[j].fp);
         let bin = ((dice * 10.0) as usize).min(9);
@@ -259,20 +259,4 @@ fn main() -> anyhow::Result<()> {
         same_found as f64 / ns as f64,
     );
     Ok(())
-}
-
-fn intersect(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }

@@ -385,3 +385,23 @@ pub fn listening_address(stderr: &mut impl std::io::BufRead, prefix: &str) -> St
         eprint!("{line}");
     }
 }
+
+/// The extracted paragraphs of HTML files, as `crawlsieve extract --jsonl` prints them.
+pub fn extracted(files: &[std::path::PathBuf]) -> Vec<Vec<String>> {
+    let out = ok(bin()
+        .args(["extract", "--jsonl"])
+        .args(files)
+        .output()
+        .unwrap());
+    out.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["content"]
+                .as_str()
+                .unwrap()
+                .split('\n')
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}

@@ -47,26 +47,6 @@ fn html_escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The extracted paragraphs of HTML files, as `crawlsieve extract --jsonl` prints them.
-fn extract(files: &[std::path::PathBuf]) -> Vec<Vec<String>> {
-    let out = ok(bin()
-        .args(["extract", "--jsonl"])
-        .args(files)
-        .output()
-        .unwrap());
-    out.lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["content"]
-                .as_str()
-                .unwrap()
-                .split('\n')
-                .map(str::to_string)
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn padded_edited_short_and_exact_copies_are_caught_by_their_rules() {
     let Some(data) = shared_data() else { return };
@@ -104,14 +84,16 @@ fn padded_edited_short_and_exact_copies_are_caught_by_their_rules() {
         .output()
         .unwrap()))
     .unwrap();
-    assert_eq!(header["format"], 2, "{header}");
+    // Immutables (spun copies) by default: format 4.
+    assert_eq!(header["format"], 4, "{header}");
+    assert_eq!(header["immutable_version"], 1, "{header}");
     assert_eq!(header["shingle_version"], 1, "{header}");
     assert_eq!(header["simhashes"], 12, "one SimHash per page: {header}");
 
     // Sorted by path, as the directory walk reads them: 01, 03, .., nested/00, ..
     files.sort();
-    let labeled = extract(&files);
-    let benign_text = extract(
+    let labeled = common::extracted(&files);
+    let benign_text = common::extracted(
         &others
             .iter()
             .enumerate()

@@ -28,6 +28,7 @@
 //! the command line is `crawlsieve`.
 
 pub mod analyse;
+pub mod components;
 pub mod copies;
 pub mod corpus;
 pub mod discovery;
@@ -46,6 +47,7 @@ pub mod report;
 pub mod scan;
 pub mod settings;
 pub mod sort;
+pub mod spun;
 pub mod styles;
 pub mod summary;
 pub mod verdict;

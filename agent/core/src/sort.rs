@@ -12,6 +12,24 @@
 //! segment files `0`, `1`, … directly inside a given directory, so two
 //! sorters sharing a spill directory overwrite each other.
 
+/// How many values two ascending slices share (each value counted once
+/// per pair of equal elements), in one merge pass.
+pub fn intersection_len(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;

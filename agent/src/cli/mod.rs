@@ -13,6 +13,7 @@ mod languages;
 mod quilts;
 mod report;
 mod scan;
+mod spun;
 mod styles;
 
 use clap::{Parser, Subcommand};
@@ -128,6 +129,8 @@ enum Command {
     MergeNeighborhoods(report::MergeArgs),
     /// Quilted pages (seed 000): pages stitched together from patches of several other pages of a crawl.
     Quilts(quilts::QuiltsArgs),
+    /// Spun content (DSpin): pages rewritten with synonyms, clustered by their immutables; exact and near duplicates apart.
+    Spun(spun::SpunArgs),
     /// Pages by hidden style (markup, not words): cluster a crawl, or rank it against one page.
     #[command(subcommand)]
     Styles(styles::StylesCommand),
@@ -154,6 +157,7 @@ pub fn main() -> i32 {
         Command::MergeNeighborhoods(args) => report::merge(args),
         Command::Styles(cmd) => styles::run(cmd),
         Command::Quilts(args) => quilts::run(args),
+        Command::Spun(args) => spun::run(args),
     };
     match result {
         Ok(code) => code,
@@ -255,4 +259,23 @@ pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io:
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     })
+}
+
+/// The inputs of a crawl analysis (`quilts`, `spun`), expanded: page files,
+/// and verdict files written with `output.content`. Stdin is refused (`who`
+/// names the command): the analyses read their inputs more than once.
+pub fn pages_and_verdicts(
+    inputs: &[String],
+    who: &str,
+) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let (mut pages, mut verdicts) = (Vec::new(), Vec::new());
+    for input in crawlsieve_core::input::sources::expand_documents(inputs)? {
+        anyhow::ensure!(input != "-", "{who} reads files and directories, not stdin");
+        if crawlsieve_core::input::sources::is_verdict_file(std::path::Path::new(&input))? {
+            verdicts.push(input);
+        } else {
+            pages.push(input);
+        }
+    }
+    Ok((pages, verdicts))
 }

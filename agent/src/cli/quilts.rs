@@ -307,18 +307,7 @@ fn collect(r: &ReadArgs, inputs: &[String], mut c: Collector) -> anyhow::Result<
     let limits = Limits::new(&settings.input);
     let workers = super::workers(r.workers.unwrap_or(settings.workers));
     let pipeline = Pipeline::new(settings)?;
-    let (mut verdicts, mut pages) = (Vec::new(), Vec::new());
-    for input in sources::expand_documents(inputs)? {
-        anyhow::ensure!(
-            input != "-",
-            "quilts reads files and directories, not stdin"
-        );
-        if sources::is_verdict_file(Path::new(&input))? {
-            verdicts.push(input);
-        } else {
-            pages.push(input);
-        }
-    }
+    let (pages, verdicts) = super::pages_and_verdicts(inputs, "quilts")?;
     let k = c.k();
     let mut error = None;
     let mut failed = 0u64;

@@ -19,6 +19,9 @@ pub struct ReportArgs {
     /// Quilted pages (`crawlsieve quilts` output) to show.
     #[arg(long)]
     quilts: Option<PathBuf>,
+    /// Spun clusters and duplicate groups (`crawlsieve spun` output) to show.
+    #[arg(long)]
+    spun: Option<PathBuf>,
     /// Verdict files (JSONL, as `scan` writes them; `.gz` is fine).
     #[arg(required = true)]
     verdicts: Vec<PathBuf>,
@@ -39,6 +42,9 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     }
     if let Some(path) = &a.quilts {
         report.quilts = read_jsonl(path, "a quilted page")?;
+    }
+    if let Some(path) = &a.spun {
+        report.spun = read_jsonl(path, "a spun cluster or duplicate group")?;
     }
     let html = report.html();
     std::fs::write(&a.html, html).map_err(|e| anyhow::anyhow!("{}: {e}", a.html.display()))?;

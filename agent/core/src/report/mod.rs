@@ -11,6 +11,7 @@ use crate::verdict::VerdictRecord;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+mod analyses;
 mod chart;
 mod lists;
 
@@ -30,6 +31,8 @@ pub struct Report {
     pub style_clusters: Vec<Cluster>,
     /// Quilted pages (`crawlsieve quilts`), most patched first.
     pub quilts: Vec<Quilt>,
+    /// Spun clusters and duplicate groups (`crawlsieve spun`).
+    pub spun: Vec<crate::spun::Line>,
     /// Flagged and error pages, and the stream's site flags.
     pub lists: Listed,
 }
@@ -46,6 +49,7 @@ impl Report {
             unreadable: 0,
             style_clusters: Vec::new(),
             quilts: Vec::new(),
+            spun: Vec::new(),
             lists: Listed::default(),
         }
     }
@@ -148,106 +152,9 @@ impl Report {
         self.lists.pages_section(&mut h);
         self.styles_section(&mut h);
         self.quilts_section(&mut h);
+        self.spun_section(&mut h);
         h.push_str("</body></html>\n");
         h
-    }
-
-    /// The largest style clusters: pages of one template or generator
-    /// (seed 003), ranked by mean similarity × sites as the paper's Table 1.
-    fn styles_section(&self, h: &mut String) {
-        if self.style_clusters.is_empty() {
-            return;
-        }
-        let pages: u64 = self.style_clusters.iter().map(|c| c.pages).sum();
-        let _ = write!(
-            h,
-            "<h2>Style clusters</h2><p>{} of pages sharing their markup (hidden style, seed 003) {} {} pages; \
-             ranked by mean similarity × sites. Many sites in one cluster: a shared template, mirrors or a link farm.</p>\
-             <table><tr><th>#</th><th>pages</th><th>sites</th><th>mean similarity</th><th>top sites</th><th>sample URLs</th></tr>",
-            match self.style_clusters.len() {
-                1 => "1 cluster".to_string(),
-                n => format!("{n} clusters"),
-            },
-            if self.style_clusters.len() == 1 { "holds" } else { "hold" },
-            pages
-        );
-        for c in self.style_clusters.iter().take(30) {
-            let sites: Vec<String> = c
-                .top_sites
-                .iter()
-                .take(5)
-                .map(|(s, n)| format!("{} ({n})", esc(if s.is_empty() { "?" } else { s })))
-                .collect();
-            let urls: Vec<String> = std::iter::once(&c.prototype)
-                .chain(c.members.iter())
-                .take(3)
-                .map(|m| esc(&m.url))
-                .collect();
-            let _ = write!(
-                h,
-                "<tr><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:.2}</td><td>{}</td><td class=muted>{}</td></tr>",
-                c.cluster,
-                c.pages,
-                c.sites,
-                c.mean_similarity,
-                sites.join(", "),
-                urls.join("<br>")
-            );
-        }
-        h.push_str("</table>");
-        if self.style_clusters.len() > 30 {
-            let _ = write!(
-                h,
-                "<p class=muted>… and {} more.</p>",
-                self.style_clusters.len() - 30
-            );
-        }
-    }
-
-    /// Quilted pages (seed 000): pages stitched from patches of several
-    /// others, with the sources that gave the most.
-    fn quilts_section(&self, h: &mut String) {
-        if self.quilts.is_empty() {
-            return;
-        }
-        let sites: std::collections::BTreeSet<&str> = self
-            .quilts
-            .iter()
-            .filter_map(|q| q.site.as_deref())
-            .collect();
-        let _ = write!(
-            h,
-            "<h2>Quilted pages</h2><p>{} pages on {} sites are stitched together from patches of other pages \
-             (seed 000: at least the patch fraction θ of their word 5-grams occur in 2 to m pages, covered by at least c \
-             sources). Aggregators and blog home pages are quilts too; spam is the rest.</p>\
-             <table><tr><th>page</th><th>patch fraction</th><th>sources</th><th>largest sources (patch grams)</th></tr>",
-            self.quilts.len(),
-            sites.len()
-        );
-        for q in self.quilts.iter().take(50) {
-            let sources: Vec<String> = q
-                .sources
-                .iter()
-                .take(4)
-                .map(|s| format!("{} ({})", esc(&s.url), s.grams))
-                .collect();
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=n>{:.2}</td><td class=n>{}</td><td class=muted>{}</td></tr>",
-                esc(&q.url),
-                q.patch_fraction,
-                q.sources.len(),
-                sources.join("<br>")
-            );
-        }
-        h.push_str("</table>");
-        if self.quilts.len() > 50 {
-            let _ = write!(
-                h,
-                "<p class=muted>… and {} more.</p>",
-                self.quilts.len() - 50
-            );
-        }
     }
 }
 

@@ -17,6 +17,7 @@
 
 use super::fingerprint::{Fingerprint, M};
 use super::store::Store;
+use crate::components::Components;
 use serde::{Deserialize, Serialize};
 
 /// Procedure 2's parameters.
@@ -82,43 +83,6 @@ pub fn probe_dimensions(probes: usize) -> Vec<usize> {
     }
     dims.truncate(probes);
     dims
-}
-
-/// Union-find with path halving and union by size.
-struct Components {
-    parent: Vec<u32>,
-    size: Vec<u32>,
-}
-
-impl Components {
-    fn new(n: usize) -> Self {
-        Components {
-            parent: (0..n as u32).collect(),
-            size: vec![1; n],
-        }
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let up = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = up;
-            x = up;
-        }
-        x
-    }
-
-    fn union(&mut self, a: u32, b: u32) -> bool {
-        let (mut a, mut b) = (self.find(a), self.find(b));
-        if a == b {
-            return false;
-        }
-        if self.size[a as usize] < self.size[b as usize] {
-            std::mem::swap(&mut a, &mut b);
-        }
-        self.parent[b as usize] = a;
-        self.size[a as usize] += self.size[b as usize];
-        true
-    }
 }
 
 /// What a clustering run did.
