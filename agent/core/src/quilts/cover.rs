@@ -137,7 +137,7 @@ pub fn find(
     }
     stats.pairs = sorter.pushed();
     stats.runs = sorter.runs();
-    let found = covers(sorter, &docs, params)?;
+    let found = resolve_direction(covers(sorter, &docs, params)?, &docs, params);
     stats.quilts = found.len() as u64;
     Ok((describe(found, &docs, docs_tables)?, stats))
 }
@@ -238,6 +238,22 @@ fn pair_sources(
     Ok(())
 }
 
+/// The cover of a candidate from its `(gram, source)` pairs, if it passes
+/// the test. With every source counted and none foreign-only, `covered` is
+/// the page's patch grams and this is the paper's patch fraction test;
+/// otherwise only the patch grams that counted sources cover count.
+fn cover(doc: &Doc, pairs: &[(u64, u64)], params: &Params) -> Option<Vec<Chosen>> {
+    let least = params.min_share * doc.patch as f64;
+    let mut sources = greedy_cover(pairs);
+    sources.retain(|s| s.grams as f64 >= least);
+    let covered: u32 = sources.iter().map(|s| s.grams).sum();
+    (sources.len() >= params.c as usize && covered as f64 >= params.theta * doc.grams as f64)
+        .then_some(sources)
+}
+
+/// A candidate that passed, with its pairs (kept for `resolve_direction`).
+type Found = (u64, Vec<Chosen>, Vec<(u64, u64)>);
+
 /// Candidates with their pairs, in key order, covered greedily; those whose
 /// cover passes the test are quilts. A candidate whose patch grams have no
 /// eligible source (foreign) has no pairs and no cover.
@@ -245,21 +261,13 @@ fn covers(
     sorter: Sorter<(u64, u64, u64)>,
     docs: &FxHashMap<u64, Doc>,
     params: &Params,
-) -> anyhow::Result<Vec<(u64, Vec<Chosen>)>> {
-    let mut found: Vec<(u64, Vec<Chosen>)> = Vec::new();
+) -> anyhow::Result<Vec<Found>> {
+    let mut found: Vec<Found> = Vec::new();
     let mut current: Option<u64> = None;
     let mut pairs: Vec<(u64, u64)> = Vec::new();
     let mut finish = |d: u64, pairs: &mut Vec<(u64, u64)>| {
-        let doc = &docs[&d];
-        let least = params.min_share * doc.patch as f64;
-        let mut sources = greedy_cover(pairs);
-        sources.retain(|s| s.grams as f64 >= least);
-        // With every source counted and none foreign-only, `covered` is the
-        // page's patch grams and this is the paper's patch fraction test;
-        // otherwise only the patch grams that counted sources cover count.
-        let covered: u32 = sources.iter().map(|s| s.grams).sum();
-        if sources.len() >= params.c as usize && covered as f64 >= params.theta * doc.grams as f64 {
-            found.push((d, sources));
+        if let Some(sources) = cover(&docs[&d], pairs, params) {
+            found.push((d, sources, std::mem::take(pairs)));
         }
         pairs.clear();
     };
@@ -277,6 +285,45 @@ fn covers(
         finish(prev, &mut pairs);
     }
     Ok(found)
+}
+
+/// Which way a quilt points. Quilts and their sources look alike from
+/// inside: an original article whose paragraphs four quilts took is covered
+/// by those four quilts as a quilt is by its four sources. But a page whose
+/// "sources" are themselves quilts is their origin. So the quilts found are
+/// resolved most patched first — a stitched page is all patches, an
+/// original only where others took from it — and a page once declared a
+/// quilt no longer counts as a source: a later page is covered again
+/// without the declared ones and is a quilt only if it still passes the
+/// test. Runs on the quilts found (a few) with their pairs; with `--part`,
+/// within each part.
+fn resolve_direction(
+    mut found: Vec<Found>,
+    docs: &FxHashMap<u64, Doc>,
+    params: &Params,
+) -> Vec<(u64, Vec<Chosen>)> {
+    let fraction = |d: &u64| docs[d].patch as f64 / docs[d].grams.max(1) as f64;
+    found.sort_by(|a, b| {
+        fraction(&b.0)
+            .total_cmp(&fraction(&a.0))
+            .then(a.0.cmp(&b.0))
+    });
+    let mut declared: HashSet<u64> = HashSet::new();
+    let mut out = Vec::with_capacity(found.len());
+    for (d, sources, mut pairs) in found {
+        let sources = if sources.iter().any(|s| declared.contains(&s.source)) {
+            pairs.retain(|(_, s)| !declared.contains(s));
+            match cover(&docs[&d], &pairs, params) {
+                Some(sources) => sources,
+                None => continue,
+            }
+        } else {
+            sources
+        };
+        declared.insert(d);
+        out.push((d, sources));
+    }
+    out
 }
 
 /// The greedy set cover of seed 000 §2: repeatedly take the source that
@@ -425,6 +472,44 @@ fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_covered_by_quilts_is_their_origin() {
+        // Quilts 11..=14 take 25 grams from each of the originals 1..=4;
+        // original 1 shares its 4 x 25 grams with them, at a lower patch
+        // fraction (its other 100 grams are its own).
+        let mut docs = FxHashMap::default();
+        let doc = |grams, patch| Doc {
+            grams,
+            patch,
+            site: 0,
+        };
+        for q in 11..=14u64 {
+            docs.insert(q, doc(100, 100));
+        }
+        docs.insert(1, doc(200, 100));
+        let pairs = |from: &[u64], base: u64| -> Vec<(u64, u64)> {
+            let mut p: Vec<(u64, u64)> = from
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &s)| (0..25).map(move |g| (base + i as u64 * 25 + g, s)))
+                .collect();
+            p.sort_unstable();
+            p
+        };
+        let mut found: Vec<Found> = Vec::new();
+        for q in 11..=14u64 {
+            let p = pairs(&[1, 2, 3, 4], q * 1000);
+            found.push((q, cover(&docs[&q], &p, &Params::PAPER).unwrap(), p));
+        }
+        let p = pairs(&[11, 12, 13, 14], 0);
+        found.push((1, cover(&docs[&1], &p, &Params::PAPER).unwrap(), p));
+        let kept: Vec<u64> = resolve_direction(found, &docs, &Params::PAPER)
+            .into_iter()
+            .map(|(d, _)| d)
+            .collect();
+        assert_eq!(kept, [11, 12, 13, 14], "the original is not a quilt");
+    }
 
     #[test]
     fn the_greedy_cover_takes_the_largest_source_first_and_stops_when_covered() {
