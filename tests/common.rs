@@ -405,3 +405,13 @@ pub fn extracted(files: &[std::path::PathBuf]) -> Vec<Vec<String>> {
         })
         .collect()
 }
+
+/// A verdict's `reasons`, as strings.
+pub fn reasons(v: &serde_json::Value) -> Vec<String> {
+    v["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect()
+}

@@ -196,14 +196,7 @@ fn padded_edited_short_and_exact_copies_are_caught_by_their_rules() {
     );
     let (verdicts, flags) = common::split_lines(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(verdicts.len(), crawl.len());
-    let reasons = |v: &serde_json::Value| -> Vec<String> {
-        v["reasons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_str().unwrap().to_string())
-            .collect()
-    };
+    let reasons = common::reasons;
     for (v, (url, _, kind)) in verdicts.iter().zip(&crawl) {
         assert_eq!(v["url"], url.as_str());
         let r = reasons(v);

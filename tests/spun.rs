@@ -159,14 +159,7 @@ fn spins_are_found_in_the_stream_and_clustered_across_the_crawl() {
         .unwrap();
     let vs = verdicts(&out);
     assert_eq!(vs.len(), 15);
-    let reasons = |v: &Value| -> Vec<String> {
-        v["reasons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_str().unwrap().to_string())
-            .collect()
-    };
+    let reasons = common::reasons;
     // Every spin is flagged, with all its immutables labeled (a spin by our
     // own dictionary keeps them all); `spun` finds it unless enough 6-word
     // runs without a replaceable word survived (`labeled_text` then: the
