@@ -36,4 +36,19 @@ impl Components {
         self.size[a as usize] += self.size[b as usize];
         true
     }
+
+    /// The components of `ids` with more than one member: each sorted, and
+    /// the list sorted.
+    pub fn groups(&mut self, ids: impl Iterator<Item = u32>) -> Vec<Vec<u32>> {
+        let mut by_root: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+        for id in ids {
+            by_root.entry(self.find(id)).or_default().push(id);
+        }
+        let mut groups: Vec<Vec<u32>> = by_root.into_values().filter(|g| g.len() > 1).collect();
+        for g in &mut groups {
+            g.sort_unstable();
+        }
+        groups.sort_unstable();
+        groups
+    }
 }

@@ -279,3 +279,20 @@ pub fn pages_and_verdicts(
     }
     Ok((pages, verdicts))
 }
+
+/// What a crawl analysis (`quilts`, `spun`) reads pages with: the pipeline
+/// (its extraction and fingerprints), the input limits and the worker
+/// threads, from the configuration.
+pub fn corpus_reader(
+    config: &ConfigArgs,
+    workers: Option<usize>,
+) -> anyhow::Result<(
+    crawlsieve_core::Pipeline,
+    crawlsieve_core::input::sources::Limits,
+    usize,
+)> {
+    let settings = config.load(&[])?;
+    let limits = crawlsieve_core::input::sources::Limits::new(&settings.input);
+    let workers = self::workers(workers.unwrap_or(settings.workers));
+    Ok((crawlsieve_core::Pipeline::new(settings)?, limits, workers))
+}

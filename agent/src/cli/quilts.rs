@@ -3,7 +3,7 @@
 
 use super::ConfigArgs;
 use crawlsieve_core::corpus::{self, Document};
-use crawlsieve_core::input::sources::{self, Limits};
+use crawlsieve_core::input::sources;
 use crawlsieve_core::quilts::collect::{Collected, Collector};
 use crawlsieve_core::quilts::cover::{self, CoverStats, Params, Quilt};
 use crawlsieve_core::quilts::files::{doc_key, DocLine};
@@ -303,10 +303,7 @@ fn spill_dir(m: &MemoryArgs) -> PathBuf {
 /// threads, verdict files by their `content`.
 fn collect(r: &ReadArgs, inputs: &[String], mut c: Collector) -> anyhow::Result<Collected> {
     anyhow::ensure!(r.k >= 1, "-k: at least 1 word per gram");
-    let settings = r.config.load(&[])?;
-    let limits = Limits::new(&settings.input);
-    let workers = super::workers(r.workers.unwrap_or(settings.workers));
-    let pipeline = Pipeline::new(settings)?;
+    let (pipeline, limits, workers) = super::corpus_reader(&r.config, r.workers)?;
     let (pages, verdicts) = super::pages_and_verdicts(inputs, "quilts")?;
     let k = c.k();
     let mut error = None;

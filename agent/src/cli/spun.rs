@@ -4,11 +4,10 @@
 
 use super::ConfigArgs;
 use crawlsieve_core::corpus::{self, Document};
-use crawlsieve_core::input::sources::{self, Limits};
+use crawlsieve_core::input::sources;
 use crawlsieve_core::pipeline::Matchable;
 use crawlsieve_core::spun::{self, Params, Signature};
 use crawlsieve_core::verdict::VerdictRecord;
-use crawlsieve_core::Pipeline;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -123,10 +122,7 @@ pub fn run(a: SpunArgs) -> anyhow::Result<i32> {
 /// Step 1: pages through the pipeline's extraction on worker threads,
 /// verdict files by their `content`.
 fn signatures(a: &SpunArgs) -> anyhow::Result<Vec<Signature>> {
-    let settings = a.config.load(&[])?;
-    let limits = Limits::new(&settings.input);
-    let workers = super::workers(a.workers.unwrap_or(settings.workers));
-    let pipeline = Pipeline::new(settings)?;
+    let (pipeline, limits, workers) = super::corpus_reader(&a.config, a.workers)?;
     let (pages, verdicts) = super::pages_and_verdicts(&a.inputs, "spun")?;
     let mut out = Vec::new();
     let mut failed = 0u64;

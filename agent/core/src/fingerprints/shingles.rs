@@ -112,8 +112,10 @@ pub struct Shingler {
     /// The current chunk's word hashes, each as its 8 little-endian bytes:
     /// a shingle's input (step 3) is a slice of it, hashed where it lies.
     words: Vec<u8>,
-    /// Every chunk's word hashes, in page order: the input of `immutables`.
+    /// Every chunk's word hashes, in page order: the input of `immutables`
+    /// (kept unless `keep_words(false)`).
     page_words: Vec<u64>,
+    keep_words: bool,
     sampled: Vec<u64>,
     ones: Ones,
 }
@@ -133,6 +135,7 @@ impl Shingler {
             sample,
             words: Vec::new(),
             page_words: Vec::new(),
+            keep_words: true,
             sampled: Vec::new(),
             ones: Ones::default(),
         }
@@ -143,9 +146,12 @@ impl Shingler {
         self.words.clear();
         let bytes = &mut self.words;
         let page_words = &mut self.page_words;
+        let keep = self.keep_words;
         words(normalised, |w| {
             let h = xxh3_64(w.as_bytes());
-            page_words.push(h);
+            if keep {
+                page_words.push(h);
+            }
             bytes.extend_from_slice(&h.to_le_bytes())
         });
         let width = 8 * self.k;
@@ -169,6 +175,12 @@ impl Shingler {
         sampled.dedup();
         let simhash = std::mem::take(&mut self.ones).simhash();
         (sampled, simhash)
+    }
+
+    /// Whether the page's word hashes are kept (`take_words`): a page judged
+    /// against sets without immutables needs none.
+    pub fn keep_words(&mut self, on: bool) {
+        self.keep_words = on;
     }
 
     /// The word hashes of every chunk added since the last call, in order

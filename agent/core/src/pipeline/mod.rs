@@ -13,6 +13,7 @@ use crate::extract::Content;
 use crate::filters;
 use crate::fingerprints::chunks::{self, Chunks};
 use crate::fingerprints::immutables::{self, Dictionary};
+use crate::fingerprints::shingles::Shingler;
 use crate::fingerprints::stopchunks::StopChunks;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
@@ -374,7 +375,14 @@ impl Pipeline {
         {
             return;
         }
-        let chunks = chunks::chunk(content.paragraphs(analysis), |h| self.stop.contains(h));
+        let carry = labels.carry_immutables();
+        let mut shingler = Shingler::default();
+        shingler.keep_words(carry);
+        let chunks = chunks::chunk_with(
+            content.paragraphs(analysis),
+            |h| self.stop.contains(h),
+            &mut shingler,
+        );
         if self.count {
             let min_chars = self.settings.chunks.min_chars;
             v.counted = chunks
@@ -386,7 +394,7 @@ impl Pipeline {
                 .collect();
         }
         let origin = self.origin_mask(labels, &v.url);
-        let immutables = if labels.carry_immutables() {
+        let immutables = if carry {
             self.page_immutables(&chunks, content, analysis, v)
         } else {
             Vec::new()

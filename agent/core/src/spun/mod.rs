@@ -159,33 +159,53 @@ pub fn score(a: &[u64], b: &[u64]) -> f64 {
 pub fn find(pages: &[Signature], p: &Params) -> Found {
     let mut found = Found::default();
     found.stats.pages = pages.len();
-    // 1. Exact duplicates: one representative each goes on.
-    let mut by_content: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-    for (i, s) in pages.iter().enumerate() {
-        by_content.entry(&s.content).or_default().push(i as u32);
-    }
-    let mut reps: Vec<u32> = Vec::with_capacity(by_content.len());
-    let mut exact: Vec<Vec<u32>> = Vec::new();
-    for (_, group) in by_content {
-        reps.push(group[0]);
-        if group.len() > 1 {
-            exact.push(group);
-        }
-    }
-    reps.sort_unstable();
-    exact.sort_unstable();
+    let (reps, exact) = exact_duplicates(pages);
     found.exact = exact
         .iter()
         .map(|g| group("exact_duplicates", pages, g))
         .collect();
+    let counts = shared_grams(pages, &reps, p, &mut found.stats);
+    let (mut near, spun_pairs) = judge_pairs(pages, counts, p, &mut found.stats);
+    found.near = near
+        .groups(reps.iter().copied())
+        .iter()
+        .map(|g| group("near_duplicates", pages, g))
+        .collect();
+    found.clusters = spun_clusters(pages, &spun_pairs, &mut near);
     found.stats.exact_groups = found.exact.len();
+    found.stats.near_groups = found.near.len();
+    found.stats.clusters = found.clusters.len();
+    found
+}
 
-    // 2. The inverted index over the representatives with enough grams.
+/// Step 1: pages with the same content, grouped; one representative of
+/// each content (its first page) goes on. Both sorted.
+fn exact_duplicates(pages: &[Signature]) -> (Vec<u32>, Vec<Vec<u32>>) {
+    let mut by_content: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for (i, s) in pages.iter().enumerate() {
+        by_content.entry(&s.content).or_default().push(i as u32);
+    }
+    let mut reps: Vec<u32> = by_content.values().map(|g| g[0]).collect();
+    let mut exact: Vec<Vec<u32>> = by_content.into_values().filter(|g| g.len() > 1).collect();
+    reps.sort_unstable();
+    exact.sort_unstable();
+    (reps, exact)
+}
+
+/// Step 2: the grams each pair of representatives shares, through the
+/// inverted index (pairs keyed `a << 32 | b`, a < b); a gram in more than
+/// `max_postings` pages pairs nothing.
+fn shared_grams(
+    pages: &[Signature],
+    reps: &[u32],
+    p: &Params,
+    stats: &mut Stats,
+) -> FxHashMap<u64, u32> {
     let mut postings: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
-    for &r in &reps {
+    for &r in reps {
         let g = &pages[r as usize].grams;
         if g.len() < p.min_grams {
-            found.stats.without_grams += 1;
+            stats.without_grams += 1;
             continue;
         }
         for &gram in g {
@@ -195,7 +215,7 @@ pub fn find(pages: &[Signature], p: &Params) -> Found {
     let mut counts: FxHashMap<u64, u32> = FxHashMap::default();
     for list in postings.values() {
         if list.len() > p.max_postings {
-            found.stats.common_grams += 1;
+            stats.common_grams += 1;
             continue;
         }
         for (i, &a) in list.iter().enumerate() {
@@ -204,44 +224,49 @@ pub fn find(pages: &[Signature], p: &Params) -> Found {
             }
         }
     }
-    drop(postings);
-    found.stats.candidate_pairs = counts.len();
+    stats.candidate_pairs = counts.len();
+    counts
+}
 
-    // 3–4. Scores, and the mutable verifier.
+/// Steps 3–4: the pairs at the threshold, near duplicates (the mutable
+/// verifier) joined into components, the others returned as spun pairs.
+fn judge_pairs(
+    pages: &[Signature],
+    counts: FxHashMap<u64, u32>,
+    p: &Params,
+    stats: &mut Stats,
+) -> (Components, Vec<(u32, u32)>) {
     let mut near = Components::new(pages.len());
     let mut spun_pairs = Vec::new();
     let mut pairs: Vec<(u64, u32)> = counts.into_iter().collect();
     pairs.sort_unstable();
     for (key, n) in pairs {
-        let (a, b) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
-        let max = pages[a].grams.len().max(pages[b].grams.len());
-        let score = f64::from(n) / max as f64;
-        if score < p.threshold {
+        let (a, b) = ((key >> 32) as u32, (key & 0xffff_ffff) as u32);
+        let (pa, pb) = (&pages[a as usize], &pages[b as usize]);
+        let max = pa.grams.len().max(pb.grams.len());
+        if f64::from(n) / (max as f64) < p.threshold {
             continue;
         }
-        found.stats.pairs += 1;
-        if containment(&pages[a].shingles, &pages[b].shingles) >= p.near {
-            near.union(a as u32, b as u32);
+        stats.pairs += 1;
+        if containment(&pa.shingles, &pb.shingles) >= p.near {
+            near.union(a, b);
         } else {
-            spun_pairs.push((a as u32, b as u32, score));
+            spun_pairs.push((a, b));
         }
     }
-    let mut near_groups: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for &r in &reps {
-        near_groups.entry(near.find(r)).or_default().push(r);
-    }
-    let mut near_list: Vec<Vec<u32>> = near_groups.into_values().filter(|g| g.len() > 1).collect();
-    near_list.sort_unstable();
-    found.near = near_list
-        .iter()
-        .map(|g| group("near_duplicates", pages, g))
-        .collect();
-    found.stats.near_groups = found.near.len();
+    (near, spun_pairs)
+}
 
-    // 5. Spun clusters: components of the spun pairs between near groups.
+/// Step 5: components of the spun pairs between near-duplicate groups
+/// (a group stands as its root), largest first.
+fn spun_clusters(
+    pages: &[Signature],
+    spun_pairs: &[(u32, u32)],
+    near: &mut Components,
+) -> Vec<Cluster> {
     let mut comps = Components::new(pages.len());
     let mut links: FxHashMap<u32, u32> = FxHashMap::default();
-    for &(a, b, _) in &spun_pairs {
+    for &(a, b) in spun_pairs {
         let (ra, rb) = (near.find(a), near.find(b));
         if ra != rb {
             comps.union(ra, rb);
@@ -249,18 +274,9 @@ pub fn find(pages: &[Signature], p: &Params) -> Found {
             *links.entry(rb).or_default() += 1;
         }
     }
-    let mut members: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for &r in links.keys() {
-        members.entry(comps.find(r)).or_default().push(r);
-    }
-    let mut clusters: Vec<Vec<u32>> = members.into_values().filter(|m| m.len() > 1).collect();
-    for m in &mut clusters {
-        m.sort_unstable();
-    }
-    clusters.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    found.clusters = clusters.iter().map(|m| cluster(pages, m, &links)).collect();
-    found.stats.clusters = found.clusters.len();
-    found
+    let mut clusters = comps.groups(links.keys().copied());
+    clusters.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    clusters.iter().map(|m| cluster(pages, m, &links)).collect()
 }
 
 fn sites(pages: &[Signature], ids: &[u32]) -> Vec<String> {
