@@ -13,6 +13,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+mod corpus;
+
+/// `count_file`'s answer: a blob per key range, and the walk's figures.
+type RangeCounts = (Vec<(u32, Py<PyBytes>)>, Py<PyAny>);
+
 /// A page as Python hands it over, copied out of Python objects.
 struct PageIn {
     url: String,
@@ -229,6 +234,93 @@ impl Pipeline {
         });
         from_json(py, &json.map_err(value_error)?)
     }
+
+    /// Counts the chunks and sampled shingles of one input file (WARC, JSONL,
+    /// HTML or text; or a directory) as `crawlsieve labels count` does, added
+    /// up by (chunk, site) and dealt into `ranges` key ranges:
+    /// `([(range, blob), ...], {"documents", "failed"})`, each blob packed
+    /// records (20-byte SHA-1, then little-endian u64 site key and count) in
+    /// hash order. Blind discovery sends each range's blobs to one task, which
+    /// adds them up exactly (`add_up`).
+    #[pyo3(signature = (path, ranges=1, threads=1))]
+    fn count_file(
+        &self,
+        py: Python<'_>,
+        path: String,
+        ranges: u32,
+        threads: usize,
+    ) -> PyResult<RangeCounts> {
+        let c = py
+            .detach(|| corpus::count_file(&self.inner, &path, threads, ranges))
+            .map_err(value_error)?;
+        let stats = PyDict::new(py);
+        stats.set_item("documents", c.documents)?;
+        stats.set_item("failed", c.failed)?;
+        let ranges = c
+            .ranges
+            .iter()
+            .map(|(r, blob)| (*r, PyBytes::new(py, blob).unbind()))
+            .collect();
+        Ok((ranges, stats.into_any().unbind()))
+    }
+
+    /// Judges every page of one input file as `crawlsieve scan` does (an
+    /// unreadable record or file is an `error` verdict): `(verdicts, summary)`,
+    /// the verdicts as JSON lines in input order, the summary as a dict. Site
+    /// flags are left out: they need every page of a site, not one file's.
+    #[pyo3(signature = (path, threads=1))]
+    fn judge_file(
+        &self,
+        py: Python<'_>,
+        path: String,
+        threads: usize,
+    ) -> PyResult<(Vec<String>, Py<PyAny>)> {
+        let (lines, summary) = py
+            .detach(|| corpus::judge_file(&self.inner, &path, threads))
+            .map_err(value_error)?;
+        Ok((lines, from_json(py, &summary)?))
+    }
+
+    /// Blind discovery's last step, as `crawlsieve labels discover` takes it:
+    /// totals added up by hash (`add_up`'s records: SHA-1, count, distinct
+    /// sites), the threshold (kept: seen more than `threshold` times) and the
+    /// stop chunks applied once, the set signed with the ed25519 key file `key`
+    /// and written to `output`. With `propose_stop`, frequent chunks seen on at
+    /// least `stop_min_sites` sites are written there for review. Returns what
+    /// was found.
+    #[pyo3(signature = (totals, threshold, name, key, output, version=1, propose_stop=None, stop_min_sites=100))]
+    #[allow(clippy::too_many_arguments)]
+    fn discover_set(
+        &self,
+        py: Python<'_>,
+        totals: &[u8],
+        threshold: u64,
+        name: String,
+        key: PathBuf,
+        output: PathBuf,
+        version: u64,
+        propose_stop: Option<PathBuf>,
+        stop_min_sites: u64,
+    ) -> PyResult<Py<PyAny>> {
+        let request = corpus::SetRequest {
+            threshold,
+            name: &name,
+            version,
+            key: &key,
+            output: &output,
+            propose_stop: propose_stop.as_deref(),
+            stop_min_sites,
+        };
+        let made = py
+            .detach(|| corpus::discover_set(&self.inner, totals, &request))
+            .map_err(value_error)?;
+        let d = PyDict::new(py);
+        d.set_item("keys", made.keys)?;
+        d.set_item("chunks_read", made.chunks_read)?;
+        d.set_item("stop_chunks_skipped", made.stop_chunks_skipped)?;
+        d.set_item("stop_candidates", made.stop_candidates)?;
+        Ok(d.into_any().unbind())
+    }
 }
 
 impl Pipeline {
@@ -260,9 +352,39 @@ impl Pipeline {
     }
 }
 
+/// The files a list of inputs names, directories walked in order as the
+/// binary walks them: WARC, JSONL and HTML files, and with `text` plain-text
+/// documents too (what `labels` reads). A path that does not exist is an error.
+#[pyfunction]
+#[pyo3(signature = (paths, text=false))]
+fn expand_inputs(paths: Vec<String>, text: bool) -> PyResult<Vec<String>> {
+    let expanded = if text {
+        crawlsieve_core::input::sources::expand_documents(&paths)
+    } else {
+        crawlsieve_core::input::sources::expand_inputs(&paths)
+    };
+    expanded.map_err(value_error)
+}
+
+/// Adds up one key range's count blobs (from `count_file`, every file's
+/// blob of that range) exactly: per chunk the occurrences summed and the
+/// distinct sites counted; the chunks seen more than `threshold` times, as
+/// packed records (20-byte SHA-1, little-endian u64 count and sites) in hash
+/// order, for `Pipeline.discover_set`.
+#[pyfunction]
+fn add_up(py: Python<'_>, blobs: Vec<Vec<u8>>, threshold: u64) -> PyResult<Py<PyBytes>> {
+    let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+    let out = py
+        .detach(|| corpus::add_up(&slices, threshold))
+        .map_err(value_error)?;
+    Ok(PyBytes::new(py, &out).unbind())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Pipeline>()?;
+    m.add_function(wrap_pyfunction!(expand_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(add_up, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -150,6 +150,41 @@ pub fn walk<T: Send>(
     })
 }
 
+/// Blind discovery's counting (seed 001 §3.2): every chunk and sampled
+/// shingle of every document, as a count-file record hash
+/// ([`crate::discovery::count::shingle_record`] for a shingle), with the
+/// 64-bit key of the site it was seen on, handed to `add` in no particular
+/// order. `labels count` and the Spark job both count through here, so the
+/// same pages give the same counts whichever runs them.
+pub fn occurrences(
+    pipeline: &Pipeline,
+    inputs: &[String],
+    limits: &Limits,
+    workers: usize,
+    mut add: impl FnMut(crate::fingerprints::chunks::Hash, u64),
+) -> anyhow::Result<CorpusStats> {
+    use crate::discovery::count::{shingle_record, Counter};
+    let mut failed = 0;
+    let mut stats = walk(
+        pipeline,
+        inputs,
+        limits,
+        workers,
+        |p, doc| (Counter::site_key(&doc.site()), doc.matchable(p)),
+        |(site, m)| match m {
+            Ok(m) => {
+                let shingles = m.shingles.iter().map(|&s| shingle_record(s));
+                for h in m.chunks.into_iter().chain(shingles) {
+                    add(h, site);
+                }
+            }
+            Err(_) => failed += 1,
+        },
+    )?;
+    stats.failed = failed + stats.unreadable;
+    Ok(stats)
+}
+
 /// What a labeled set built from a corpus holds — chunk keys, whole-content
 /// keys (when `whole`), sampled shingles, and page SimHashes (when
 /// `simhashes`), each sorted and distinct — and what was read.

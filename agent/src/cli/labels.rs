@@ -255,25 +255,12 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     });
     let mut counter = count::Counter::new(&spill, a.memory_mb << 20)?;
     let mut error = None;
-    let mut failed = 0u64;
-    let stats = crawlsieve_core::corpus::walk(
-        &pipeline,
-        &a.inputs,
-        &limits,
-        workers,
-        |p, doc| (count::Counter::site_key(&doc.site()), doc.matchable(p)),
-        |(site, m)| match m {
-            Ok(m) => {
-                let shingles = m.shingles.iter().map(|&s| count::shingle_record(s));
-                for h in m.chunks.into_iter().chain(shingles) {
-                    if let Err(e) = counter.add(h, site) {
-                        error.get_or_insert(e);
-                    }
-                }
+    let stats =
+        crawlsieve_core::corpus::occurrences(&pipeline, &a.inputs, &limits, workers, |h, site| {
+            if let Err(e) = counter.add(h, site) {
+                error.get_or_insert(e);
             }
-            Err(_) => failed += 1,
-        },
-    )?;
+        })?;
     if let Some(e) = error {
         return Err(e);
     }
@@ -282,7 +269,7 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     eprintln!(
         "{} documents ({} failed), {occurrences} chunk occurrences, {distinct} distinct, {runs} sorted runs merged -> {}",
         stats.documents,
-        failed + stats.unreadable,
+        stats.failed,
         a.output.display()
     );
     Ok(0)
@@ -304,18 +291,7 @@ fn discover(a: DiscoverArgs) -> anyhow::Result<i32> {
     };
     std::fs::write(&a.output, file::encode(&header, &contents, &key))?;
     if let Some(path) = &a.propose_stop {
-        let mut text = String::from(
-            "# stop-chunk candidates: SHA-1, occurrences, distinct sites. Review, then add their text to rules/stopchunks.txt.\n",
-        );
-        for c in &found.stop_candidates {
-            text.push_str(&format!(
-                "{} {} {}\n",
-                crawlsieve_core::fingerprints::chunks::to_hex(&c.hash),
-                c.count,
-                c.sites
-            ));
-        }
-        std::fs::write(path, text)?;
+        std::fs::write(path, found.stop_candidates_text())?;
     }
     eprintln!(
         "{} chunks read, {} over {} (stop chunks left out: {}), {} stop-chunk candidates -> {}",

@@ -430,26 +430,86 @@ pub fn discover(
         ..Default::default()
     };
     while let Some(c) = r.next_count()? {
-        d.chunks_read += 1;
+        d.take(&c, threshold, stop_min_sites, &is_stop);
+    }
+    Ok(d.finish())
+}
+
+/// [`discover`] over counts added up elsewhere (the Spark job's aggregation):
+/// the same threshold, stop chunks and candidates. `counts` need not be in
+/// order; a hash given twice is an error (the counts were not added up).
+pub fn discover_counts(
+    mut counts: Vec<Count>,
+    min_chars: u32,
+    threshold: u64,
+    stop_min_sites: Option<u64>,
+    is_stop: impl Fn(&Hash) -> bool,
+) -> anyhow::Result<Discovered> {
+    counts.sort_unstable_by_key(|c| c.hash);
+    if let Some(w) = counts.windows(2).find(|w| w[0].hash == w[1].hash) {
+        anyhow::bail!(
+            "chunk {} is counted twice: counts must be added up by hash first",
+            crate::fingerprints::chunks::to_hex(&w[0].hash)
+        );
+    }
+    let mut d = Discovered {
+        min_chars,
+        ..Default::default()
+    };
+    for c in &counts {
+        d.take(c, threshold, stop_min_sites, &is_stop);
+    }
+    Ok(d.finish())
+}
+
+impl Discovered {
+    /// One count, in hash order.
+    fn take(
+        &mut self,
+        c: &Count,
+        threshold: u64,
+        stop_min_sites: Option<u64>,
+        is_stop: &impl Fn(&Hash) -> bool,
+    ) {
+        self.chunks_read += 1;
         if c.count <= threshold {
-            continue;
+            return;
         }
         let shingle = is_shingle_record(&c.hash);
         if !shingle && is_stop(&c.hash) {
-            d.stop_chunks_skipped += 1;
-            continue;
+            self.stop_chunks_skipped += 1;
+            return;
         }
         if !shingle && stop_min_sites.is_some_and(|m| c.sites >= m) {
-            d.stop_candidates.push(c);
+            self.stop_candidates.push(*c);
         }
-        d.keys.push(crate::labels::key(&c.hash));
+        self.keys.push(crate::labels::key(&c.hash));
     }
-    // Shingle records interleave with chunks by their first 8 bytes, so keys
-    // are in order; distinct hashes can share a 64-bit key only by chance.
-    d.keys.dedup();
-    d.stop_candidates
-        .sort_by(|a, b| b.sites.cmp(&a.sites).then(b.count.cmp(&a.count)));
-    Ok(d)
+
+    fn finish(mut self) -> Self {
+        // Shingle records interleave with chunks by their first 8 bytes, so keys
+        // are in order; distinct hashes can share a 64-bit key only by chance.
+        self.keys.dedup();
+        self.stop_candidates
+            .sort_by(|a, b| b.sites.cmp(&a.sites).then(b.count.cmp(&a.count)));
+        self
+    }
+
+    /// The stop-chunk candidates as `labels discover --propose-stop` writes them.
+    pub fn stop_candidates_text(&self) -> String {
+        let mut text = String::from(
+            "# stop-chunk candidates: SHA-1, occurrences, distinct sites. Review, then add their text to rules/stopchunks.txt.\n",
+        );
+        for c in &self.stop_candidates {
+            text.push_str(&format!(
+                "{} {} {}\n",
+                crate::fingerprints::chunks::to_hex(&c.hash),
+                c.count,
+                c.sites
+            ));
+        }
+        text
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,22 @@ pub struct SetFile<'a> {
     signature: &'a [u8],
 }
 
+/// The time a set is made: `SOURCE_DATE_EPOCH` when set (the
+/// reproducible-builds convention), so the same inputs and key give the same
+/// bytes wherever a set is built (ed25519 signatures are deterministic) —
+/// what shows that a distributed build equals a one-machine one; else now.
+fn created_now() -> i64 {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        })
+}
+
 impl Header {
     /// The header's bytes, as they start the file.
     pub fn encode(&self) -> Vec<u8> {
@@ -251,10 +267,7 @@ impl Header {
         Header {
             name: name.to_string(),
             version,
-            created: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0),
+            created: created_now(),
             entries,
             hash_kind: SHA1_64,
             normalisation: crate::fingerprints::chunks::NORMALISATION_VERSION,
