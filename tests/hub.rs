@@ -314,6 +314,7 @@ fn delta_equals_full_and_publishing_needs_the_token() {
     );
     assert!(applied.added > 0 && applied.removed > 0);
     assert!(delta.len() < full1.len() + full2.len());
+    cacheable(&hub.addr, s.dir.path(), &full1, &delta);
 
     // The hub re-signs with its key: a file signed by someone else verifies with the hub key only.
     let other = s.dir.path().join("other.key");
@@ -358,6 +359,62 @@ fn delta_equals_full_and_publishing_needs_the_token() {
         )
         .0,
         200
+    );
+}
+
+/// A header's value in a response head (lower-case name).
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| {
+        let (n, v) = l.split_once(':')?;
+        n.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+/// Versions and deltas are immutable files a cache can keep; "the latest" is
+/// revalidated (ETag, 304); long-polls are never stored. Two versions of
+/// `wiki` are stored; `full1` and `delta` are version 1 and the delta 1 → 2.
+fn cacheable(addr: &str, store: &Path, full1: &[u8], delta: &[u8]) {
+    let get =
+        |path: &str, extra: &[(&str, &str)]| common::http(addr, "GET", path, extra, b"").unwrap();
+    let immutable = "public, max-age=31536000, immutable";
+    let (status, head, body) = get("/v1/sets/wiki/full?version=1", &[]);
+    assert_eq!((status, body.as_slice()), (200, full1));
+    assert_eq!(header(&head, "cache-control"), Some(immutable), "{head}");
+    let tag = header(&head, "etag").expect("an ETag").to_string();
+    // Conditional GET: the same tag, 304 and no body; another tag, the file.
+    let (status, head, body) = get("/v1/sets/wiki/full?version=1", &[("If-None-Match", &tag)]);
+    assert_eq!((status, body.len()), (304, 0));
+    assert_eq!(header(&head, "etag"), Some(tag.as_str()));
+    assert_eq!(
+        get(
+            "/v1/sets/wiki/full?version=1",
+            &[("If-None-Match", "\"other\"")]
+        )
+        .0,
+        200
+    );
+    // The latest: kept but revalidated; its tag is version 2's.
+    let (_, head, _) = get("/v1/sets/wiki/full", &[]);
+    assert_eq!(header(&head, "cache-control"), Some("public, no-cache"));
+    let latest = header(&head, "etag").unwrap().to_string();
+    assert_ne!(latest, tag);
+    assert_eq!(get("/v1/sets/wiki", &[("If-None-Match", &latest)]).0, 304);
+    // Deltas: the same bytes with or without `to`, immutable with it, kept on disk.
+    let (status, head, body) = get("/v1/sets/wiki/delta?from=1&to=2", &[]);
+    assert_eq!((status, body.as_slice()), (200, delta));
+    assert_eq!(header(&head, "cache-control"), Some(immutable));
+    assert_eq!(
+        header(&head, "content-length"),
+        Some(delta.len().to_string().as_str())
+    );
+    let kept = store.join("store/wiki/deltas/000000000001-000000000002.csdelta");
+    assert_eq!(std::fs::read(&kept).unwrap(), delta);
+    assert_eq!(get("/v1/sets/wiki/delta?from=2&to=1", &[]).0, 400);
+    assert_eq!(get("/v1/sets/wiki/delta?from=1&to=9", &[]).0, 404);
+    let (status, head, _) = get("/v1/sets/wiki/next?after=1&wait=1", &[]);
+    assert_eq!(
+        (status, header(&head, "cache-control")),
+        (200, Some("no-store"))
     );
 }
 

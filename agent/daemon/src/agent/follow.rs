@@ -250,7 +250,7 @@ async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u
         return Ok(latest.version);
     }
     if let Some(from) = current {
-        match apply_delta(ctx, name, from).await {
+        match apply_delta(ctx, name, from, latest.version).await {
             Ok(v) => {
                 ctx.stats.deltas.fetch_add(1, Ordering::Relaxed);
                 return Ok(v);
@@ -261,7 +261,8 @@ async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u
         }
     }
     let bytes = ctx
-        .bytes(&format!("/v1/sets/{name}/full"))
+        // URLs that name versions are immutable: a cache in front of the hub serves them.
+        .bytes(&format!("/v1/sets/{name}/full?version={}", latest.version))
         .await
         .inspect_err(|_| {
             ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
@@ -272,9 +273,9 @@ async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u
     })
 }
 
-async fn apply_delta(ctx: &Ctx, name: &str, from: u64) -> anyhow::Result<u64> {
+async fn apply_delta(ctx: &Ctx, name: &str, from: u64, to: u64) -> anyhow::Result<u64> {
     let delta_bytes = ctx
-        .bytes(&format!("/v1/sets/{name}/delta?from={from}"))
+        .bytes(&format!("/v1/sets/{name}/delta?from={from}&to={to}"))
         .await
         .inspect_err(|_| {
             ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);

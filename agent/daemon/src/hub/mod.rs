@@ -6,20 +6,22 @@
 //! |---|---|
 //! | `GET /v1/sets` | latest metadata of every set (JSON) |
 //! | `GET /v1/sets/{name}` | latest metadata of one set (JSON) |
-//! | `GET /v1/sets/{name}/full[?version=N]` | the signed file |
-//! | `GET /v1/sets/{name}/delta?from=N` | delta from version N to the latest |
+//! | `GET /v1/sets/{name}/full[?version=N]` | the signed file (immutable with `version`) |
+//! | `GET /v1/sets/{name}/delta?from=N[&to=M]` | delta from version N to M, default the latest (immutable with `to`) |
 //! | `GET /v1/sets/{name}/next?after=N[&wait=S]` | metadata once the latest is newer than N; `204` after S seconds (default 30, at most 300) |
 //! | `POST /v1/sets/{name}` | publish a new version (bearer token); body: a labeled-set file or a hex text list |
 //! | `POST /v1/counts/{name}` | a batch of an agent's counts for blind set `name` (count token; `X-Crawlsieve-Agent`, `X-Crawlsieve-Batch`) |
 //! | `POST /v1/sets/{name}/discover` | merge the counts taken and publish the set if it changed, now (publish token) |
 //! | `GET /healthz` | `ok` |
 //!
-//! Publishing needs the publish token; reading is open unless a read token is
+//! Answers carry `ETag` and `Cache-Control` so that caches can front the hub
+//! (`cache`). Publishing needs the publish token; reading is open unless a read token is
 //! configured. The hub re-signs every version with its own key: what an agent
 //! trusts is the hub's public key, whoever built the keys. Blind sets
 //! (`blind`) are discovered by the hub itself from the counts agents send.
 
 pub mod blind;
+pub mod cache;
 pub mod publish;
 pub mod store;
 
@@ -29,6 +31,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use cache::Lifetime;
 use crawlsieve_core::labels::file::SetFile;
 use crawlsieve_core::labels::origin;
 use ed25519_dalek::SigningKey;
@@ -66,6 +69,9 @@ struct Hub {
     published: watch::Sender<u64>,
     /// One publish at a time: versions are assigned in order.
     publishing: tokio::sync::Mutex<()>,
+    /// One delta made at a time: a thousand followers asking for the same
+    /// new delta at once make it once; the rest find the file.
+    deltas: tokio::sync::Mutex<()>,
     /// Largest upload read, and only after the publish token was checked.
     max_upload_bytes: usize,
     /// Blind sets, their counts and how they are discovered.
@@ -118,6 +124,7 @@ fn hub(config: HubConfig) -> anyhow::Result<Shared> {
         read_token: config.read_token,
         published: watch::channel(0).0,
         publishing: tokio::sync::Mutex::new(()),
+        deltas: tokio::sync::Mutex::new(()),
         max_upload_bytes: config.max_upload_bytes,
         blind,
     });
@@ -178,20 +185,6 @@ fn known(hub: &Hub, name: &str) -> Answer<SetInfo> {
         .ok_or_else(|| Failure(StatusCode::NOT_FOUND, format!("no set named `{name}`")))
 }
 
-fn octets(bytes: Vec<u8>, version: u64) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
-            (
-                header::HeaderName::from_static("x-set-version"),
-                version.to_string(),
-            ),
-        ],
-        bytes,
-    )
-        .into_response()
-}
-
 fn internal(e: impl std::fmt::Display) -> Failure {
     tracing::error!(error = %e, "hub internal error");
     Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
@@ -206,9 +199,19 @@ async fn latest(
     State(hub): State<Shared>,
     Path(name): Path<String>,
     headers: HeaderMap,
-) -> Answer<Json<SetInfo>> {
+) -> Answer<Response> {
     check_read(&hub, &headers)?;
-    Ok(Json(known(&hub, &name)?))
+    let info = known(&hub, &name)?;
+    let tag = cache::version_tag(&info);
+    let control = cache::cache_control(Lifetime::Revalidate, hub.read_token.is_some());
+    if cache::not_modified(&headers, &tag) {
+        return Ok(cache::unchanged(&tag, control));
+    }
+    let mut r = Json(info).into_response();
+    r.headers_mut().insert(header::CACHE_CONTROL, control);
+    r.headers_mut()
+        .insert(header::ETAG, tag.parse().expect("ASCII tag"));
+    Ok(r)
 }
 
 #[derive(serde::Deserialize)]
@@ -216,6 +219,7 @@ struct FullQuery {
     version: Option<u64>,
 }
 
+/// The signed file of a version: immutable when the URL names the version.
 async fn full(
     State(hub): State<Shared>,
     Path(name): Path<String>,
@@ -225,25 +229,34 @@ async fn full(
     check_read(&hub, &headers)?;
     let latest = known(&hub, &name)?;
     let version = q.version.unwrap_or(latest.version);
-    if !hub.store.has(&name, version) {
-        return Err(Failure(
+    let info = hub.store.info(&name, version).ok_or_else(|| {
+        Failure(
             StatusCode::NOT_FOUND,
             format!("set `{name}` has no version {version}"),
-        ));
+        )
+    })?;
+    let lifetime = match q.version {
+        Some(_) => Lifetime::Immutable,
+        None => Lifetime::Revalidate,
+    };
+    let control = cache::cache_control(lifetime, hub.read_token.is_some());
+    let tag = cache::version_tag(&info);
+    if cache::not_modified(&headers, &tag) {
+        return Ok(cache::unchanged(&tag, control));
     }
-    let h = hub.clone();
-    let bytes = tokio::task::spawn_blocking(move || h.store.read(&name, version))
+    cache::file(&hub.store.path(&name, version), version, &tag, control)
         .await
-        .map_err(internal)?
-        .map_err(internal)?;
-    Ok(octets(bytes, version))
+        .map_err(internal)
 }
 
 #[derive(serde::Deserialize)]
 struct DeltaQuery {
     from: u64,
+    to: Option<u64>,
 }
 
+/// The delta from version `from` to `to` (default: the latest), made once
+/// and kept: immutable when the URL names both versions.
 async fn delta(
     State(hub): State<Shared>,
     Path(name): Path<String>,
@@ -252,26 +265,46 @@ async fn delta(
 ) -> Answer<Response> {
     check_read(&hub, &headers)?;
     let latest = known(&hub, &name)?;
-    if !hub.store.has(&name, q.from) {
-        return Err(Failure(
+    let to = q.to.unwrap_or(latest.version);
+    let missing = |v: u64| {
+        Failure(
             StatusCode::NOT_FOUND,
-            format!("set `{name}` has no version {}; fetch the full set", q.from),
+            format!("set `{name}` has no version {v}; fetch the full set"),
+        )
+    };
+    if !hub.store.has(&name, q.from) {
+        return Err(missing(q.from));
+    }
+    let target = hub.store.info(&name, to).ok_or_else(|| missing(to))?;
+    if q.from >= to {
+        return Err(Failure(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "a delta goes from an older version to a newer one, not {} to {to}",
+                q.from
+            ),
         ));
     }
-    let h = hub.clone();
-    let to = latest.version;
-    let bytes = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<u8>> {
-        let old = h.store.read(&name, q.from)?;
-        let new = h.store.read(&name, to)?;
-        Ok(crawlsieve_core::labels::delta::diff(
-            &SetFile::parse(&old)?,
-            &SetFile::parse(&new)?,
-        ))
-    })
-    .await
-    .map_err(internal)?
-    .map_err(internal)?;
-    Ok(octets(bytes, to))
+    let lifetime = match q.to {
+        Some(_) => Lifetime::Immutable,
+        None => Lifetime::Revalidate,
+    };
+    let control = cache::cache_control(lifetime, hub.read_token.is_some());
+    let tag = cache::delta_tag(q.from, &target);
+    if cache::not_modified(&headers, &tag) {
+        return Ok(cache::unchanged(&tag, control));
+    }
+    let path = {
+        let _one = hub.deltas.lock().await;
+        let h = hub.clone();
+        tokio::task::spawn_blocking(move || h.store.delta(&name, q.from, to))
+            .await
+            .map_err(internal)?
+            .map_err(internal)?
+    };
+    cache::file(&path, to, &tag, control)
+        .await
+        .map_err(internal)
 }
 
 #[derive(serde::Deserialize)]
@@ -294,13 +327,22 @@ async fn next(
         // Subscribe before looking, so a publish in between is not missed.
         rx.borrow_and_update();
         if let Some(info) = hub.store.latest(&name).filter(|i| i.version > q.after) {
-            return Ok(Json(info).into_response());
+            return Ok(no_store(Json(info).into_response()));
         }
         match tokio::time::timeout_at(deadline, rx.changed()).await {
             Ok(Ok(())) => continue,
-            _ => return Ok(StatusCode::NO_CONTENT.into_response()),
+            _ => return Ok(no_store(StatusCode::NO_CONTENT.into_response())),
         }
     }
+}
+
+/// A long-poll's answer is for this client at this moment: never cached.
+fn no_store(mut r: Response) -> Response {
+    r.headers_mut().insert(
+        header::CACHE_CONTROL,
+        cache::cache_control(Lifetime::NoStore, false),
+    );
+    r
 }
 
 fn check_publish(hub: &Hub, headers: &HeaderMap) -> Answer<()> {

@@ -79,8 +79,37 @@ impl Store {
         })
     }
 
-    fn path(&self, name: &str, version: u64) -> PathBuf {
+    /// Where a stored version lives.
+    pub fn path(&self, name: &str, version: u64) -> PathBuf {
         self.dir.join(name).join(format!("{version:012}.cslab"))
+    }
+
+    /// What version `version` of `name` holds, when it is stored.
+    pub fn info(&self, name: &str, version: u64) -> Option<SetInfo> {
+        let sets = self.sets.lock().expect("store lock");
+        sets.get(name)?.get(&version).cloned()
+    }
+
+    /// The delta from stored version `from` to stored version `to`, as a
+    /// file: made once, the first time it is asked for, then served as it is
+    /// (both versions never change, so neither does their delta). Callers
+    /// make one at a time (`Hub::deltas`). Deltas live beside the versions,
+    /// in `deltas/`, which `open` does not read.
+    pub fn delta(&self, name: &str, from: u64, to: u64) -> anyhow::Result<PathBuf> {
+        let path = self
+            .dir
+            .join(name)
+            .join("deltas")
+            .join(format!("{from:012}-{to:012}.csdelta"));
+        if path.is_file() {
+            return Ok(path);
+        }
+        let (old, new) = (self.read(name, from)?, self.read(name, to)?);
+        let bytes =
+            crawlsieve_core::labels::delta::diff(&SetFile::parse(&old)?, &SetFile::parse(&new)?);
+        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        crawlsieve_core::durable::replace(&path, &bytes, true)?;
+        Ok(path)
     }
 
     /// Latest version of every set.
