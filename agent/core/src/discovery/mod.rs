@@ -5,7 +5,10 @@
 //! - `count`: counting a corpus in bounded memory (sorted runs), count
 //!   files, their merge by addition, and `discover` (the threshold);
 //! - `totals`: a running total kept on disk that batches from many agents
-//!   are merged into exactly once (the hub's store of a blind set).
+//!   are merged into exactly once (the hub's store of a blind set);
+//! - `running`: streaming discovery's in-memory totals for one key range,
+//!   each key announced once as it crosses the threshold.
 
 pub mod count;
+pub mod running;
 pub mod totals;

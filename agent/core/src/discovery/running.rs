@@ -1,0 +1,288 @@
+//! Streaming discovery's state for one key range: exact running totals that
+//! only grow, and each key announced once, at the moment its total crosses
+//! the threshold.
+//!
+//! The hub's `totals` re-reads the whole total at every discovery; at web
+//! scale that is the bottleneck (`deploy/README.md`). But a count only grows,
+//! so a chunk can newly cross the threshold only in the batch that adds to
+//! it: keeping the totals in memory, keyed by hash, a batch costs its own
+//! records and no discovery ever re-reads a total. A discoverer owns some key
+//! ranges (Kafka partitions of the count topic) and keeps one `Running` for
+//! each; ranges partition the keys, so the totals stay exact however many
+//! discoverers share the work.
+//!
+//! **Exactly once per batch**: an agent numbers its batches; `(agent, batch)`
+//! is taken once per range (`Batches`), and the state (totals and taken
+//! batches together) is what a checkpoint saves, so a range restored from a
+//! checkpoint and fed the batches after it adds each once.
+//!
+//! Checkpoint: `"CSRUNNIN"`, u16 format (1), u8 normalisation version, u64
+//! threshold, u32 length + JSON of the taken batches, then u64 records and
+//! the records sorted by hash: SHA-1 (20 bytes), count u64, sites u64.
+
+use crate::discovery::count::Count;
+use crate::fingerprints::chunks::{Hash, NORMALISATION_VERSION};
+use crate::labels::protocol::Batches;
+use rustc_hash::FxHashMap;
+use std::io::{Read, Write};
+
+const MAGIC: &[u8; 8] = b"CSRUNNIN";
+const FORMAT: u16 = 1;
+
+/// One key range's running totals.
+pub struct Running {
+    threshold: u64,
+    totals: FxHashMap<Hash, (u64, u64)>,
+    batches: Batches,
+    /// Count records added (a batch taken twice adds nothing).
+    pub records: u64,
+}
+
+/// What adding one batch did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Added {
+    /// False when this agent's batch was taken before: nothing was added.
+    pub taken: bool,
+    /// Keys whose totals crossed the threshold with this batch, in batch order.
+    pub crossed: Vec<Hash>,
+}
+
+impl Running {
+    /// Keys seen more than `threshold` times are discovered.
+    pub fn new(threshold: u64) -> Self {
+        Running {
+            threshold,
+            totals: FxHashMap::default(),
+            batches: Batches::default(),
+            records: 0,
+        }
+    }
+
+    pub fn threshold(&self) -> u64 {
+        self.threshold
+    }
+
+    /// Whether `agent`'s batch `batch` was added.
+    pub fn has(&self, agent: &str, batch: u64) -> bool {
+        self.batches.contains(agent, batch)
+    }
+
+    /// Adds `agent`'s batch `batch` (its records in this range), once.
+    pub fn add(
+        &mut self,
+        agent: &str,
+        batch: u64,
+        records: impl IntoIterator<Item = Count>,
+    ) -> Added {
+        if self.batches.contains(agent, batch) {
+            return Added::default();
+        }
+        let mut crossed = Vec::new();
+        for r in records {
+            let total = self.totals.entry(r.hash).or_insert((0, 0));
+            let before = total.0;
+            // Saturating: records come from agents over the network.
+            total.0 = total.0.saturating_add(r.count);
+            total.1 = total.1.saturating_add(r.sites);
+            if before <= self.threshold && total.0 > self.threshold {
+                crossed.push(r.hash);
+            }
+            self.records += 1;
+        }
+        self.batches.insert(agent, batch);
+        Added {
+            taken: true,
+            crossed,
+        }
+    }
+
+    /// Distinct keys held.
+    pub fn len(&self) -> usize {
+        self.totals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.totals.is_empty()
+    }
+
+    /// Every key over the threshold, as count records in hash order (what
+    /// `count::discover_counts` takes, for a full set at any moment).
+    pub fn discovered(&self) -> Vec<Count> {
+        let mut out: Vec<Count> = self
+            .totals
+            .iter()
+            .filter(|(_, t)| t.0 > self.threshold)
+            .map(|(h, t)| Count {
+                hash: *h,
+                count: t.0,
+                sites: t.1,
+            })
+            .collect();
+        out.sort_unstable_by_key(|c| c.hash);
+        out
+    }
+
+    /// The memory the totals take (the table's buckets and control bytes).
+    pub fn heap_bytes(&self) -> usize {
+        self.totals.capacity() * (std::mem::size_of::<(Hash, (u64, u64))>() + 1)
+    }
+
+    /// Writes the state: totals and taken batches together.
+    pub fn checkpoint(&self, mut w: impl Write) -> anyhow::Result<()> {
+        w.write_all(MAGIC)?;
+        w.write_all(&FORMAT.to_le_bytes())?;
+        w.write_all(&[NORMALISATION_VERSION])?;
+        w.write_all(&self.threshold.to_le_bytes())?;
+        let batches = serde_json::to_vec(&self.batches)?;
+        w.write_all(&(batches.len() as u32).to_le_bytes())?;
+        w.write_all(&batches)?;
+        let mut records: Vec<(&Hash, &(u64, u64))> = self.totals.iter().collect();
+        records.sort_unstable_by_key(|(h, _)| **h);
+        w.write_all(&(records.len() as u64).to_le_bytes())?;
+        for (h, (count, sites)) in records {
+            w.write_all(h)?;
+            w.write_all(&count.to_le_bytes())?;
+            w.write_all(&sites.to_le_bytes())?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+
+    /// Reads a state `checkpoint` wrote; refuses another normalisation or a
+    /// cut-off file.
+    pub fn restore(mut r: impl Read) -> anyhow::Result<Self> {
+        let mut head = [0u8; 8 + 2 + 1 + 8 + 4];
+        r.read_exact(&mut head)
+            .map_err(|_| anyhow::anyhow!("not a discoverer checkpoint (too short)"))?;
+        anyhow::ensure!(
+            &head[..8] == MAGIC && u16::from_le_bytes([head[8], head[9]]) == FORMAT,
+            "not a discoverer checkpoint (bad magic or format)"
+        );
+        anyhow::ensure!(
+            head[10] == NORMALISATION_VERSION,
+            "checkpoint of normalisation version {}, this build has {NORMALISATION_VERSION}",
+            head[10]
+        );
+        let threshold = u64::from_le_bytes(head[11..19].try_into().expect("8"));
+        let len = u32::from_le_bytes(head[19..23].try_into().expect("4")) as usize;
+        let mut json = vec![0u8; len];
+        r.read_exact(&mut json)?;
+        let batches: Batches = serde_json::from_slice(&json)?;
+        let mut n = [0u8; 8];
+        r.read_exact(&mut n)?;
+        let n = u64::from_le_bytes(n);
+        let mut totals = FxHashMap::default();
+        // Reserve what the file says only up to a bound: the count is data.
+        totals.reserve(n.min(1 << 24) as usize);
+        let mut rec = [0u8; 36];
+        for _ in 0..n {
+            r.read_exact(&mut rec)
+                .map_err(|_| anyhow::anyhow!("discoverer checkpoint cut off"))?;
+            totals.insert(
+                rec[..20].try_into().expect("20"),
+                (
+                    u64::from_le_bytes(rec[20..28].try_into().expect("8")),
+                    u64::from_le_bytes(rec[28..36].try_into().expect("8")),
+                ),
+            );
+        }
+        Ok(Running {
+            threshold,
+            totals,
+            batches,
+            records: 0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(i: u32) -> Hash {
+        crate::fingerprints::chunks::hash(&i.to_string())
+    }
+
+    fn rec(i: u32, count: u64) -> Count {
+        Count {
+            hash: h(i),
+            count,
+            sites: 1,
+        }
+    }
+
+    #[test]
+    fn a_key_is_announced_once_when_it_crosses_and_batches_count_once() {
+        let mut r = Running::new(2);
+        let a = r.add("a", 1, [rec(1, 1), rec(2, 3)]);
+        assert!(a.taken);
+        assert_eq!(a.crossed, vec![h(2)]);
+        // The same batch again: nothing added, nothing announced.
+        assert_eq!(r.add("a", 1, [rec(1, 5)]), Added::default());
+        let b = r.add("b", 1, [rec(1, 2), rec(2, 1)]);
+        assert_eq!(b.crossed, vec![h(1)], "2 crossed before; 1 crosses now");
+        assert!(r.add("a", 2, [rec(1, 1)]).crossed.is_empty());
+        let found: Vec<Hash> = r.discovered().iter().map(|c| c.hash).collect();
+        let mut want = vec![h(1), h(2)];
+        want.sort();
+        assert_eq!(found, want);
+    }
+
+    #[test]
+    fn streaming_discovers_what_merge_and_discover_find() {
+        use crate::discovery::count::{self, CountReader, Counter};
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        let mut running = Running::new(4);
+        let mut announced = Vec::new();
+        for agent in 0..3u32 {
+            for batch in 1..=4u64 {
+                let mut c = Counter::new(dir.path(), 1 << 20).unwrap();
+                for i in 0..500u32 {
+                    // Chunk i seen (i * agent * batch) % 4 times, on one of 5 sites.
+                    for _ in 0..(i * (agent + 1) * batch as u32) % 4 {
+                        c.add(h(i), (i % 5) as u64).unwrap();
+                    }
+                }
+                let path = dir.path().join(format!("{agent}-{batch}.cscounts"));
+                c.finish(&path, 40).unwrap();
+                let mut r = CountReader::open(&path).unwrap();
+                let records = std::iter::from_fn(|| r.next_count().unwrap());
+                announced.extend(running.add(&agent.to_string(), batch, records).crossed);
+                files.push(path);
+            }
+        }
+        let merged = dir.path().join("merged.cscounts");
+        count::merge(&files, &merged).unwrap();
+        let offline = count::discover(&merged, 4, None, |_| false).unwrap();
+        let streaming =
+            count::discover_counts(running.discovered(), 40, 4, None, |_| false).unwrap();
+        assert!(!offline.keys.is_empty());
+        assert_eq!(streaming.keys, offline.keys);
+        // Each discovered key was announced exactly once.
+        announced.sort();
+        let before = announced.len();
+        announced.dedup();
+        assert_eq!(announced.len(), before);
+        assert_eq!(announced.len(), offline.keys.len());
+    }
+
+    #[test]
+    fn a_checkpoint_restores_totals_and_taken_batches() {
+        let mut r = Running::new(3);
+        for i in 0..1000u32 {
+            r.add("a", i as u64 + 1, [rec(i % 100, 1), rec(i, 2)]);
+        }
+        let mut bytes = Vec::new();
+        r.checkpoint(&mut bytes).unwrap();
+        let mut back = Running::restore(bytes.as_slice()).unwrap();
+        assert_eq!(back.discovered(), r.discovered());
+        assert_eq!(back.len(), r.len());
+        assert!(back.has("a", 1000) && !back.has("a", 1001));
+        // What was taken is not taken again; what crosses later is announced.
+        assert!(!back.add("a", 5, [rec(7, 100)]).taken);
+        assert_eq!(back.add("a", 1001, [rec(500, 2)]).crossed, vec![h(500)]);
+        assert!(Running::restore(&bytes[..bytes.len() - 1]).is_err());
+        assert!(Running::restore(&b"CSCOUNTS"[..]).is_err());
+    }
+}
