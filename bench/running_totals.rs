@@ -18,15 +18,8 @@
 
 use crawlsieve_core::discovery::count::Count;
 use crawlsieve_core::discovery::running::Running;
+use crawlsieve_core::fingerprints::splitmix64 as splitmix;
 use std::time::Instant;
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E3779B97F4A7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-    z ^ (z >> 31)
-}
 
 /// A chunk hash from an id: SHA-1-like uniform bytes (two splitmix draws).
 fn hash_of(id: u64) -> [u8; 20] {

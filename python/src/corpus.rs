@@ -18,10 +18,9 @@ use crawlsieve_core::Pipeline;
 use std::path::Path;
 use std::sync::Arc;
 
-/// One record of a count blob: SHA-1 (20 bytes), then the site key and a
-/// count as little-endian u64 (a (chunk, site) pair and how often it was
-/// seen) — or, from [`add_up`], the total count and the distinct sites.
-pub const RECORD: usize = 36;
+/// One record of a count blob: a spilled run's (SHA-1, site key, count), or
+/// from `count::add_up` a count file's (SHA-1, count, sites); 36 bytes both.
+const RECORD: usize = count::RUN_RECORD;
 
 /// A file's occurrences added up by (chunk, site) and dealt into `ranges`
 /// key ranges (by the hash's first 64 bits, so range `r` holds keys in
@@ -67,43 +66,6 @@ pub fn count_file(
         blob.extend_from_slice(&hash);
         blob.extend_from_slice(&site.to_le_bytes());
         blob.extend_from_slice(&(run.len() as u64).to_le_bytes());
-    }
-    Ok(out)
-}
-
-/// Adds up the (chunk, site) records of one key range from every file,
-/// exactly: per chunk, the occurrences summed and the distinct sites
-/// counted. Keeps the chunks seen more than `threshold` times, as
-/// [`RECORD`]s (hash, count, sites) in hash order. Every record of a chunk
-/// must be here: the engine sends one range's blobs to one task.
-pub fn add_up(blobs: &[&[u8]], threshold: u64) -> anyhow::Result<Vec<u8>> {
-    let mut records: Vec<(Hash, u64, u64)> = Vec::new();
-    for blob in blobs {
-        anyhow::ensure!(
-            blob.len() % RECORD == 0,
-            "a count blob of {} bytes is not whole records of {RECORD}",
-            blob.len()
-        );
-        records.extend(blob.chunks_exact(RECORD).map(|r| {
-            (
-                r[..20].try_into().expect("20"),
-                u64::from_le_bytes(r[20..28].try_into().expect("8")),
-                u64::from_le_bytes(r[28..36].try_into().expect("8")),
-            )
-        }));
-    }
-    records.sort_unstable_by_key(|&(hash, site, _)| (hash, site));
-    let mut out = Vec::new();
-    for chunk in records.chunk_by(|a, b| a.0 == b.0) {
-        // Saturating: counts come from many files.
-        let count = chunk.iter().fold(0u64, |t, r| t.saturating_add(r.2));
-        if count <= threshold {
-            continue;
-        }
-        let sites = chunk.chunk_by(|a, b| a.1 == b.1).count() as u64;
-        out.extend_from_slice(&chunk[0].0);
-        out.extend_from_slice(&count.to_le_bytes());
-        out.extend_from_slice(&sites.to_le_bytes());
     }
     Ok(out)
 }
@@ -171,7 +133,7 @@ pub struct SetRequest<'a> {
 }
 
 /// The threshold and the stop chunks applied once to counts added up by hash
-/// elsewhere ([`RECORD`]s of hash, count, sites, from [`add_up`]), and the
+/// elsewhere ([`RECORD`]s of hash, count, sites, from `count::add_up`), and the
 /// set signed with the key file (`labels discover`).
 pub fn discover_set(
     pipeline: &Pipeline,

@@ -86,6 +86,8 @@ def test_add_up_is_exact_and_discover_set_refuses_counts_not_added_up(tmp_path, 
     assert add_up(blobs, 3) == record(h1, 4, 2)
     with pytest.raises(ValueError, match="whole records"):
         add_up([b"x" * 35], 0)
+    with pytest.raises(ValueError, match="not sorted"):
+        add_up([record(h2, 7, 1) + record(h1, 7, 1)], 0)
     p = crawlsieve.Pipeline()
     with pytest.raises(ValueError, match="counted twice"):
         p.discover_set(record(h1, 4, 2) * 2, 0, "x", str(key), str(tmp_path / "x.cslab"))

@@ -372,13 +372,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<i32> {
 
 /// A splitmix64 stream from `state`: keys as uniform as SHA-1 prefixes.
 fn splitmix64(mut state: u64) -> impl FnMut() -> u64 {
-    move || {
-        state = state.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    }
+    move || crawlsieve_core::fingerprints::splitmix64(&mut state)
 }
 
 /// What the lookups measured.

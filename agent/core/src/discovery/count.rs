@@ -63,7 +63,7 @@ pub struct Count {
 /// An occurrence: a chunk hash seen on a site (the site as a 64-bit hash).
 type Occurrence = (Hash, u64);
 /// In a run file: an occurrence and how many times it was seen.
-const RUN_RECORD: usize = 20 + 8 + 8;
+pub const RUN_RECORD: usize = 20 + 8 + 8;
 const OCCURRENCE_BYTES: usize = std::mem::size_of::<Occurrence>();
 
 /// Counts occurrences within a memory budget, spilling sorted runs to `dir`.
@@ -147,45 +147,7 @@ impl Counter {
             readers.push(BufReader::with_capacity(1 << 20, File::open(path)?));
         }
         let mut out = CountWriter::create(output, min_chars)?;
-        let mut heap = BinaryHeap::new();
-        let read_run = |r: &mut BufReader<File>| -> anyhow::Result<Option<(Hash, u64, u64)>> {
-            let mut rec = [0u8; RUN_RECORD];
-            if !read_record(r, &mut rec)? {
-                return Ok(None);
-            }
-            let hash: Hash = rec[..20].try_into().expect("20");
-            let site = u64::from_le_bytes(rec[20..28].try_into().expect("8"));
-            let n = u64::from_le_bytes(rec[28..36].try_into().expect("8"));
-            Ok(Some((hash, site, n)))
-        };
-        for (i, r) in readers.iter_mut().enumerate() {
-            if let Some((h, s, n)) = read_run(r)? {
-                heap.push(Reverse((h, s, n, i)));
-            }
-        }
-        let mut current: Option<(Hash, u64, u64, u64)> = None; // hash, last site, count, sites
-        while let Some(Reverse((h, s, n, i))) = heap.pop() {
-            current = match current {
-                Some((ch, cs, count, sites)) if ch == h => {
-                    Some((ch, s, count + n, sites + (cs != s) as u64))
-                }
-                Some((ch, _, count, sites)) => {
-                    out.write(&Count {
-                        hash: ch,
-                        count,
-                        sites,
-                    })?;
-                    Some((h, s, n, 1))
-                }
-                None => Some((h, s, n, 1)),
-            };
-            if let Some((h, s, n)) = read_run(&mut readers[i])? {
-                heap.push(Reverse((h, s, n, i)));
-            }
-        }
-        if let Some((hash, _, count, sites)) = current {
-            out.write(&Count { hash, count, sites })?;
-        }
+        merge_runs(&mut readers, |c| out.write(&c))?;
         let distinct = out.finish()?;
         for path in &self.runs {
             let _ = std::fs::remove_file(path);
@@ -201,6 +163,85 @@ impl Drop for Counter {
             let _ = std::fs::remove_file(path);
         }
     }
+}
+
+/// Merges runs — (hash, site, count) records, each run sorted by (hash,
+/// site) — into one total per hash, handed to `emit` in hash order: the
+/// counts summed, the distinct sites counted. Exact whatever the runs'
+/// number: equal (hash, site) pairs from different runs come out of the heap
+/// together. What a counter's spilled runs merge with, and what the Spark
+/// job's reduce runs on a key range's blobs ([`add_up`]).
+pub fn merge_runs<R: Read>(
+    runs: &mut [R],
+    mut emit: impl FnMut(Count) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut last: Vec<Option<(Hash, u64)>> = vec![None; runs.len()];
+    let mut read = |runs: &mut [R], i: usize| -> anyhow::Result<Option<(Hash, u64, u64)>> {
+        let mut rec = [0u8; RUN_RECORD];
+        if !read_record(&mut runs[i], &mut rec)? {
+            return Ok(None);
+        }
+        let hash: Hash = rec[..20].try_into().expect("20");
+        let site = u64::from_le_bytes(rec[20..28].try_into().expect("8"));
+        let n = u64::from_le_bytes(rec[28..36].try_into().expect("8"));
+        anyhow::ensure!(
+            last[i].is_none_or(|l| l < (hash, site)),
+            "run {i} is not sorted by (hash, site)"
+        );
+        last[i] = Some((hash, site));
+        Ok(Some((hash, site, n)))
+    };
+    let mut heap = BinaryHeap::new();
+    for i in 0..runs.len() {
+        if let Some((h, s, n)) = read(runs, i)? {
+            heap.push(Reverse((h, s, n, i)));
+        }
+    }
+    let mut current: Option<(Hash, u64, u64, u64)> = None; // hash, last site, count, sites
+    while let Some(Reverse((h, s, n, i))) = heap.pop() {
+        current = match current {
+            // Saturating: runs may come from elsewhere (the Spark job's map tasks).
+            Some((ch, cs, count, sites)) if ch == h => {
+                Some((ch, s, count.saturating_add(n), sites + (cs != s) as u64))
+            }
+            Some((hash, _, count, sites)) => {
+                emit(Count { hash, count, sites })?;
+                Some((h, s, n, 1))
+            }
+            None => Some((h, s, n, 1)),
+        };
+        if let Some((h, s, n)) = read(runs, i)? {
+            heap.push(Reverse((h, s, n, i)));
+        }
+    }
+    if let Some((hash, _, count, sites)) = current {
+        emit(Count { hash, count, sites })?;
+    }
+    Ok(())
+}
+
+/// Adds up one key range's runs held in memory (the Spark job's blobs: every
+/// file's (hash, site, count) records of that range, each sorted) and keeps
+/// the chunks seen more than `threshold` times, as count-file records (hash,
+/// count, sites) in hash order.
+pub fn add_up(runs: &[&[u8]], threshold: u64) -> anyhow::Result<Vec<u8>> {
+    if let Some(r) = runs.iter().find(|r| r.len() % RUN_RECORD != 0) {
+        anyhow::bail!(
+            "a run of {} bytes is not whole records of {RUN_RECORD}",
+            r.len()
+        );
+    }
+    let mut readers = runs.to_vec();
+    let mut out = Vec::new();
+    merge_runs(&mut readers, |c| {
+        if c.count > threshold {
+            out.extend_from_slice(&c.hash);
+            out.extend_from_slice(&c.count.to_le_bytes());
+            out.extend_from_slice(&c.sites.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Fills `rec`; false at a clean end of file; an error on a partial record.

@@ -14,3 +14,15 @@ pub mod immutables;
 pub mod shingles;
 pub mod simhash;
 pub mod stopchunks;
+
+/// SplitMix64 (Steele, Lea and Flood 2014): the next of a stream of 64-bit
+/// values as uniform as SHA-1 prefixes, the same on every machine. What the
+/// style fingerprint's byte tables are made from, and what benchmarks draw
+/// uniform keys with.
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}

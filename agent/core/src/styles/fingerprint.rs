@@ -51,6 +51,7 @@
 //!
 //! Cost: one pass over the page, a few operations a byte, no allocation.
 
+use crate::fingerprints::splitmix64;
 use data_encoding::BASE64URL_NOPAD;
 
 /// Bumped whenever the specification above changes.
@@ -125,14 +126,6 @@ impl Fingerprint {
         Fingerprint::from_bytes(&bytes)
             .ok_or_else(|| format!("style_fp holds {} bytes, not {}", bytes.len(), M * 4))
     }
-}
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The window hash's byte tables (step 4), made once.
