@@ -14,7 +14,6 @@ use daemon::*;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::time::Duration;
 
 const PUBLISH: &str = "publish-token-for-tests";
 const COUNT: &str = "count-token-for-tests";
@@ -60,29 +59,6 @@ fn agent(dir: &Path, name: &str, hub: &str, public: Option<&Path>) -> Agent {
     }
     std::fs::write(&path, text).unwrap();
     Agent::start(&path)
-}
-
-/// Posts a page, waiting out back-pressure; returns its verdict.
-fn judge(agent: &Agent, url: &str, html: &str) -> Value {
-    for _ in 0..500 {
-        let (status, body) = http(
-            &agent.addr,
-            "POST",
-            "/v1/pages",
-            &[
-                ("X-Crawlsieve-Url", url),
-                ("Content-Type", "text/html; charset=utf-8"),
-            ],
-            html.as_bytes(),
-        )
-        .unwrap();
-        match status {
-            200 => return serde_json::from_slice(&body).unwrap(),
-            503 => std::thread::sleep(Duration::from_millis(20)),
-            s => panic!("{s}: {}", String::from_utf8_lossy(&body)),
-        }
-    }
-    panic!("{url} never taken");
 }
 
 /// Every batch cut has been taken by the hub, and none waits.

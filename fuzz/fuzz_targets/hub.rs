@@ -47,6 +47,7 @@ fn fixture() -> &'static Fixture {
                 count_token: Some(TOKEN.into()),
                 stop: None,
                 every: None,
+                kafka: None,
             },
         })
         .unwrap();

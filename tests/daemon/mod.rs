@@ -253,6 +253,29 @@ pub fn http(
     Ok((status, body))
 }
 
+/// Posts a page, waiting out back-pressure; returns its verdict.
+pub fn judge(agent: &Agent, url: &str, html: &str) -> serde_json::Value {
+    for _ in 0..500 {
+        let (status, body) = http(
+            &agent.addr,
+            "POST",
+            "/v1/pages",
+            &[
+                ("X-Crawlsieve-Url", url),
+                ("Content-Type", "text/html; charset=utf-8"),
+            ],
+            html.as_bytes(),
+        )
+        .unwrap();
+        match status {
+            200 => return serde_json::from_slice(&body).unwrap(),
+            503 => std::thread::sleep(Duration::from_millis(20)),
+            s => panic!("{s}: {}", String::from_utf8_lossy(&body)),
+        }
+    }
+    panic!("{url} never taken");
+}
+
 /// Posts a page; on 503 waits and retries (as a crawler would). Returns the verdict id.
 pub fn post_until_taken(addr: &str, url: &str, html: &str, refused: &Mutex<u64>) -> Option<String> {
     for _ in 0..2000 {

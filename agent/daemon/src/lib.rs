@@ -6,6 +6,9 @@
 //!   the counts of the pages it judged;
 //! - `sinks`: the agent's destinations (rotating JSONL, NATS, Kafka) and the
 //!   disk spool that holds verdicts while a broker is down;
+//! - `discoverer`: streaming discovery on Kafka for crawls past one hub
+//!   (running totals per key range in a consumer group, crossings announced
+//!   to the topic the hub publishes from);
 //! - `hub`: serves signed labeled sets and their deltas, and discovers blind
 //!   sets from the agents' counts;
 //! - `http`: the HTTP server both run under (connection limits, timeouts,
@@ -15,7 +18,9 @@
 //! and synchronous, run on worker threads.
 
 pub mod agent;
+pub mod discoverer;
 pub mod http;
 pub mod hub;
+pub mod kafka;
 pub mod shutdown;
 pub mod sinks;

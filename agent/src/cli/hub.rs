@@ -41,6 +41,11 @@ pub struct HubArgs {
     /// often, in seconds (0: only on `POST /v1/sets/NAME/discover`).
     #[arg(long, default_value_t = 300)]
     discover_every: u64,
+    /// Kafka brokers: blind sets are counted by a discoverer group
+    /// (`crawlsieve discoverer`); the hub publishes from the keys it
+    /// announces on `crawlsieve.discovered.NAME` and takes no counts itself.
+    #[arg(long, value_name = "BROKERS")]
+    discovered_from: Option<String>,
     /// File holding the token agents send counts with (else
     /// CRAWLSIEVE_HUB_COUNT_TOKEN; unset: the publish token).
     #[arg(long)]
@@ -105,6 +110,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         count_token: secret(&a.count_token_file, "CRAWLSIEVE_HUB_COUNT_TOKEN")?,
         stop,
         every: (a.discover_every > 0).then(|| std::time::Duration::from_secs(a.discover_every)),
+        kafka: a.discovered_from,
     };
     let config = HubConfig {
         listen: a.listen,

@@ -30,6 +30,8 @@ pub enum LabelsCommand {
     },
     /// Blind discovery, step 3: keep chunks seen more than a threshold, minus stop chunks.
     Discover(DiscoverArgs),
+    /// Streaming discovery: publish count files to a set's count topic on Kafka as an agent's batches (counts made offline, a backfill).
+    SendCounts(SendCountsArgs),
     /// Publish a labeled-set file or hex list to a hub as the set's next version.
     Publish(PublishArgs),
     /// Print a labeled-set file's header (and verify it with a public key).
@@ -126,6 +128,24 @@ pub struct DiscoverArgs {
 }
 
 #[derive(clap::Args)]
+pub struct SendCountsArgs {
+    /// Kafka bootstrap servers.
+    #[arg(long, default_value = "127.0.0.1:9092")]
+    kafka: String,
+    /// The blind set (topic `crawlsieve.counts.SET`, made by its discoverers).
+    #[arg(long)]
+    set: String,
+    /// The sender's name: each (agent, batch) is counted once.
+    #[arg(long)]
+    agent: String,
+    /// The first file's batch number; the next files take the next numbers.
+    #[arg(long, default_value_t = 1)]
+    first_batch: u64,
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
 pub struct PublishArgs {
     /// The hub's base URL.
     #[arg(long, default_value = "http://127.0.0.1:7600")]
@@ -174,6 +194,26 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
         }
         LabelsCommand::Discover(a) => discover(a),
         LabelsCommand::Publish(a) => publish(a),
+        LabelsCommand::SendCounts(a) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()?;
+            rt.block_on(crawlsieve_daemon::agent::counts::kafka::send_files(
+                &a.kafka,
+                &a.set,
+                &a.agent,
+                a.first_batch,
+                &a.files,
+            ))?;
+            eprintln!(
+                "{} batches of {} sent to set {}",
+                a.files.len(),
+                a.agent,
+                a.set
+            );
+            Ok(0)
+        }
         LabelsCommand::Inspect {
             public_key_file,
             file: path,

@@ -5,6 +5,7 @@ mod annotate;
 mod bench;
 mod cdx;
 mod chunks;
+mod discoverer;
 mod effective;
 mod extract;
 mod hub;
@@ -117,6 +118,8 @@ enum Command {
     Languages(languages::LanguagesArgs),
     /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
     Hub(hub::HubArgs),
+    /// Streaming discovery on Kafka: one member of a blind set's discoverer group (exact running totals per key range).
+    Discoverer(discoverer::DiscovererArgs),
     /// The long-running agent: pages from a crawler (HTTP, NATS JetStream, Kafka, a WARC directory), verdicts to JSONL / NATS / Kafka, at least once.
     Agent(agent::AgentArgs),
     /// Write a Heritrix crawl.log back with verdicts and bad-site annotations (field 12).
@@ -140,7 +143,10 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     // The daemons say what they do (listening, sets swapped in, spool
     // replays, shutdown); the batch commands print a summary instead.
-    init_logging(matches!(cli.command, Command::Agent(_) | Command::Hub(_)));
+    init_logging(matches!(
+        cli.command,
+        Command::Agent(_) | Command::Hub(_) | Command::Discoverer(_)
+    ));
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
         Command::Config(args) => effective::run(args),
@@ -149,6 +155,7 @@ pub fn main() -> i32 {
         Command::Chunks(args) => chunks::run(args),
         Command::Labels(cmd) => labels::run(cmd),
         Command::Hub(args) => hub::run(args),
+        Command::Discoverer(args) => discoverer::run(args),
         Command::Languages(args) => languages::run(args),
         Command::AnnotateLog(args) => annotate::run(args),
         Command::Agent(args) => agent::run(args),

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"CSCOUNTS";
 const FORMAT: u16 = 1;
-const HEADER_LEN: usize = 8 + 2 + 1 + 4;
+pub(crate) const HEADER_LEN: usize = 8 + 2 + 1 + 4;
 
 /// The count-file record hash of a sampled shingle (see the module docs).
 pub fn shingle_record(shingle: u64) -> Hash {
@@ -108,7 +108,10 @@ impl Counter {
         self.runs.len()
     }
 
-    fn spill(&mut self) -> anyhow::Result<()> {
+    /// Writes the occurrences held as a sorted run. On an error (a full
+    /// disk) nothing is lost: the occurrences stay held and a later call
+    /// writes the same run again.
+    pub fn spill(&mut self) -> anyhow::Result<()> {
         if self.buffer.is_empty() {
             return Ok(());
         }
@@ -118,20 +121,26 @@ impl Counter {
             std::process::id(),
             self.runs.len()
         ));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        let mut i = 0;
-        while i < self.buffer.len() {
-            let mut j = i + 1;
-            while j < self.buffer.len() && self.buffer[j] == self.buffer[i] {
-                j += 1;
+        let written = (|| -> std::io::Result<()> {
+            let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            let mut i = 0;
+            while i < self.buffer.len() {
+                let mut j = i + 1;
+                while j < self.buffer.len() && self.buffer[j] == self.buffer[i] {
+                    j += 1;
+                }
+                let (hash, site) = self.buffer[i];
+                w.write_all(&hash)?;
+                w.write_all(&site.to_le_bytes())?;
+                w.write_all(&((j - i) as u64).to_le_bytes())?;
+                i = j;
             }
-            let (hash, site) = self.buffer[i];
-            w.write_all(&hash)?;
-            w.write_all(&site.to_le_bytes())?;
-            w.write_all(&((j - i) as u64).to_le_bytes())?;
-            i = j;
+            w.flush()
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&path);
+            anyhow::bail!("spilling a run to {}: {e}", path.display());
         }
-        w.flush()?;
         self.runs.push(path);
         self.buffer.clear();
         Ok(())
@@ -140,6 +149,13 @@ impl Counter {
     /// Merges the runs into a count file at `output`; removes the runs.
     /// Returns the distinct chunks and the number of runs merged.
     pub fn finish(mut self, output: &Path, min_chars: u32) -> anyhow::Result<(u64, usize)> {
+        self.write_to(output, min_chars)
+    }
+
+    /// [`finish`](Self::finish) that keeps the counter whole when it fails
+    /// (a full disk): the runs stay, and a later call writes `output` again.
+    /// After a success the counter is empty.
+    pub fn write_to(&mut self, output: &Path, min_chars: u32) -> anyhow::Result<(u64, usize)> {
         self.spill()?;
         let runs = self.runs.len();
         let mut readers = Vec::new();
@@ -153,6 +169,7 @@ impl Counter {
             let _ = std::fs::remove_file(path);
         }
         self.runs.clear();
+        self.occurrences = 0;
         Ok((distinct, runs))
     }
 }
@@ -273,10 +290,7 @@ impl CountWriter {
     pub fn create(path: &Path, min_chars: u32) -> anyhow::Result<Self> {
         let file = File::create(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
-        w.write_all(MAGIC)?;
-        w.write_all(&FORMAT.to_le_bytes())?;
-        w.write_all(&[crate::fingerprints::chunks::NORMALISATION_VERSION])?;
-        w.write_all(&min_chars.to_le_bytes())?;
+        w.write_all(&header(min_chars))?;
         Ok(CountWriter {
             w,
             written: 0,
@@ -304,6 +318,49 @@ impl CountWriter {
     }
 }
 
+/// A count file's header: its min_chars, or why it is not one this build reads.
+pub(crate) fn read_header(head: &[u8]) -> Result<u32, String> {
+    if head.len() < HEADER_LEN {
+        return Err("not a count file (too short)".into());
+    }
+    if &head[..8] != MAGIC || u16::from_le_bytes([head[8], head[9]]) != FORMAT {
+        return Err("not a count file (bad magic or format)".into());
+    }
+    if head[10] != crate::fingerprints::chunks::NORMALISATION_VERSION {
+        return Err(format!(
+            "normalisation version {} differs from this build's {}",
+            head[10],
+            crate::fingerprints::chunks::NORMALISATION_VERSION
+        ));
+    }
+    Ok(u32::from_le_bytes(head[11..15].try_into().expect("4")))
+}
+
+/// The header a count file starts with.
+pub(crate) fn header(min_chars: u32) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..10].copy_from_slice(&FORMAT.to_le_bytes());
+    h[10] = crate::fingerprints::chunks::NORMALISATION_VERSION;
+    h[11..].copy_from_slice(&min_chars.to_le_bytes());
+    h
+}
+
+/// What merging relies on, for the `n`th record (from 1) after `last`:
+/// hashes strictly ascending, seen at least once, on no more sites than times.
+pub(crate) fn check_record(last: Option<&Hash>, c: &Count, n: u64) -> Result<(), String> {
+    if last.is_some_and(|l| *l >= c.hash) {
+        return Err(format!("record {n} is out of order"));
+    }
+    if !(c.count >= 1 && (1..=c.count).contains(&c.sites)) {
+        return Err(format!(
+            "record {n} counts {} occurrences on {} sites",
+            c.count, c.sites
+        ));
+    }
+    Ok(())
+}
+
 /// Reads a count file, record by record.
 pub struct CountReader {
     r: BufReader<File>,
@@ -318,17 +375,7 @@ impl CountReader {
         let mut head = [0u8; HEADER_LEN];
         r.read_exact(&mut head)
             .map_err(|_| err(&"not a count file (too short)"))?;
-        if &head[..8] != MAGIC || u16::from_le_bytes([head[8], head[9]]) != FORMAT {
-            return Err(err(&"not a count file (bad magic or format)"));
-        }
-        if head[10] != crate::fingerprints::chunks::NORMALISATION_VERSION {
-            return Err(err(&format!(
-                "normalisation version {} differs from this build's {}",
-                head[10],
-                crate::fingerprints::chunks::NORMALISATION_VERSION
-            )));
-        }
-        let min_chars = u32::from_le_bytes(head[11..15].try_into().expect("4"));
+        let min_chars = read_header(&head).map_err(|e| err(&e))?;
         Ok(CountReader {
             r,
             min_chars,
@@ -423,20 +470,8 @@ pub fn check(path: &Path) -> anyhow::Result<Summary> {
     };
     let mut last: Option<Hash> = None;
     while let Some(c) = r.next_count()? {
-        anyhow::ensure!(
-            last.is_none_or(|l| l < c.hash),
-            "count file {}: record {} is out of order",
-            path.display(),
-            s.distinct + 1
-        );
-        anyhow::ensure!(
-            c.count >= 1 && (1..=c.count).contains(&c.sites),
-            "count file {}: record {} counts {} occurrences on {} sites",
-            path.display(),
-            s.distinct + 1,
-            c.count,
-            c.sites
-        );
+        check_record(last.as_ref(), &c, s.distinct + 1)
+            .map_err(|e| anyhow::anyhow!("count file {}: {e}", path.display()))?;
         last = Some(c.hash);
         s.distinct += 1;
         s.occurrences = s.occurrences.saturating_add(c.count);

@@ -7,8 +7,11 @@
 //! - `totals`: a running total kept on disk that batches from many agents
 //!   are merged into exactly once (the hub's store of a blind set);
 //! - `running`: streaming discovery's in-memory totals for one key range,
-//!   each key announced once as it crosses the threshold.
+//!   each key announced once as it crosses the threshold;
+//! - `slices`: streaming discovery's messages (a batch dealt into key
+//!   ranges, a crossing announced) and the topics they travel on.
 
 pub mod count;
 pub mod running;
+pub mod slices;
 pub mod totals;

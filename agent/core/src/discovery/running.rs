@@ -43,8 +43,9 @@ pub struct Running {
 pub struct Added {
     /// False when this agent's batch was taken before: nothing was added.
     pub taken: bool,
-    /// Keys whose totals crossed the threshold with this batch, in batch order.
-    pub crossed: Vec<Hash>,
+    /// Keys whose totals crossed the threshold with this batch, in batch
+    /// order, with their totals at that moment.
+    pub crossed: Vec<Count>,
 }
 
 impl Running {
@@ -85,7 +86,11 @@ impl Running {
             total.0 = total.0.saturating_add(r.count);
             total.1 = total.1.saturating_add(r.sites);
             if before <= self.threshold && total.0 > self.threshold {
-                crossed.push(r.hash);
+                crossed.push(Count {
+                    hash: r.hash,
+                    count: total.0,
+                    sites: total.1,
+                });
             }
             self.records += 1;
         }
@@ -203,6 +208,10 @@ mod tests {
         crate::fingerprints::chunks::hash(&i.to_string())
     }
 
+    fn hashes(counts: &[Count]) -> Vec<Hash> {
+        counts.iter().map(|c| c.hash).collect()
+    }
+
     fn rec(i: u32, count: u64) -> Count {
         Count {
             hash: h(i),
@@ -216,11 +225,16 @@ mod tests {
         let mut r = Running::new(2);
         let a = r.add("a", 1, [rec(1, 1), rec(2, 3)]);
         assert!(a.taken);
-        assert_eq!(a.crossed, vec![h(2)]);
+        assert_eq!(hashes(&a.crossed), vec![h(2)]);
+        assert_eq!(a.crossed[0].count, 3);
         // The same batch again: nothing added, nothing announced.
         assert_eq!(r.add("a", 1, [rec(1, 5)]), Added::default());
         let b = r.add("b", 1, [rec(1, 2), rec(2, 1)]);
-        assert_eq!(b.crossed, vec![h(1)], "2 crossed before; 1 crosses now");
+        assert_eq!(
+            hashes(&b.crossed),
+            vec![h(1)],
+            "2 crossed before; 1 crosses now"
+        );
         assert!(r.add("a", 2, [rec(1, 1)]).crossed.is_empty());
         let found: Vec<Hash> = r.discovered().iter().map(|c| c.hash).collect();
         let mut want = vec![h(1), h(2)];
@@ -248,7 +262,9 @@ mod tests {
                 c.finish(&path, 40).unwrap();
                 let mut r = CountReader::open(&path).unwrap();
                 let records = std::iter::from_fn(|| r.next_count().unwrap());
-                announced.extend(running.add(&agent.to_string(), batch, records).crossed);
+                announced.extend(hashes(
+                    &running.add(&agent.to_string(), batch, records).crossed,
+                ));
                 files.push(path);
             }
         }
@@ -281,7 +297,10 @@ mod tests {
         assert!(back.has("a", 1000) && !back.has("a", 1001));
         // What was taken is not taken again; what crosses later is announced.
         assert!(!back.add("a", 5, [rec(7, 100)]).taken);
-        assert_eq!(back.add("a", 1001, [rec(500, 2)]).crossed, vec![h(500)]);
+        assert_eq!(
+            hashes(&back.add("a", 1001, [rec(500, 2)]).crossed),
+            vec![h(500)]
+        );
         assert!(Running::restore(&bytes[..bytes.len() - 1]).is_err());
         assert!(Running::restore(&b"CSCOUNTS"[..]).is_err());
     }

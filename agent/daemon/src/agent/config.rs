@@ -67,6 +67,10 @@ pub struct CountsSettings {
     /// The hub's base URL (default: `labels.hub.url`).
     #[serde(default)]
     pub hub: Option<String>,
+    /// Kafka bootstrap servers: publish the batches to the count topic
+    /// `crawlsieve.counts.SET` for a discoverer group, not to the hub.
+    #[serde(default)]
+    pub kafka: Option<String>,
     /// A file holding the count token (else `CRAWLSIEVE_HUB_COUNT_TOKEN`).
     #[serde(default)]
     pub token_file: Option<PathBuf>,
@@ -79,9 +83,10 @@ pub struct CountsSettings {
     /// A batch is cut at least this often, in seconds (when it holds anything).
     #[serde(default = "default_counts_interval")]
     pub interval_seconds: u64,
-    /// …and whenever it holds this many occurrences.
-    #[serde(default = "default_counts_batch")]
-    pub max_occurrences: u64,
+    /// …and whenever it holds this many occurrences (default 2,000,000 to
+    /// a hub; 400,000 to Kafka, at most, so that a slice fits a message).
+    #[serde(default)]
+    pub max_occurrences: Option<u64>,
     /// Occurrences held in memory before a sorted run is spilled, in MB.
     #[serde(default = "default_counts_memory")]
     pub memory_mb: usize,
@@ -92,9 +97,6 @@ fn default_counts_dir() -> PathBuf {
 }
 fn default_counts_interval() -> u64 {
     300
-}
-fn default_counts_batch() -> u64 {
-    2_000_000
 }
 fn default_counts_memory() -> usize {
     64

@@ -72,6 +72,7 @@ pub struct Metrics {
     pub counts_occurrences: Counter,
     pub counts_batches: Family<OutcomeLabel, Counter>,
     pub counts_outbox: Gauge,
+    pub counts_held: Gauge,
     /// Partitioned sources' neighborhood state: partitions adopted and
     /// released, checkpoints written and failed, pages read again (judged,
     /// not counted twice) and pages that finished after their partition moved.
@@ -99,6 +100,7 @@ impl Metrics {
             counts_occurrences: Counter::default(),
             counts_batches: Family::default(),
             counts_outbox: Gauge::default(),
+            counts_held: Gauge::default(),
             handover: Family::default(),
             handover_partitions: Gauge::default(),
             registry: Registry::default(),
@@ -158,13 +160,18 @@ impl Metrics {
         );
         registry.register(
             "counts_batches",
-            "Batches of counts: cut, shipped, duplicate, rejected, send_failure, lost",
+            "Batches of counts: cut, shipped, duplicate, rejected, send_failure, lost (only at a stop with the disk failing)",
             m.counts_batches.clone(),
         );
         registry.register(
             "counts_outbox",
             "Batches of counts waiting to be shipped",
             m.counts_outbox.clone(),
+        );
+        registry.register(
+            "counts_held",
+            "1 while counting holds on a failing disk under agent.counts.dir (pages wait; nothing is dropped)",
+            m.counts_held.clone(),
         );
         registry.register(
             "neighborhood_handover",

@@ -172,6 +172,7 @@ impl Agent {
                 counter.inc_by(n.load(Ordering::Relaxed).saturating_sub(counter.get()));
             }
             m.counts_outbox.set(s.outbox.load(Ordering::Relaxed) as i64);
+            m.counts_held.set(s.held.load(Ordering::Relaxed) as i64);
         }
         if let Some(t) = &self.tracker {
             let t = t.lock().unwrap_or_else(|p| p.into_inner());

@@ -5,6 +5,7 @@
 //! (`every`) or on demand (`POST /v1/sets/{name}/discover`). Followers then
 //! hot-swap it by delta as they do any version.
 
+use super::announced::Announced;
 use super::store::Upload;
 use super::{bearer, check_publish, internal, token_matches, Answer, Failure, Shared};
 use axum::body::Body;
@@ -16,7 +17,7 @@ use crawlsieve_core::discovery::totals::Counts;
 use crawlsieve_core::fingerprints::stopchunks::StopChunks;
 use crawlsieve_core::labels::file::{Contents, SetFile};
 use crawlsieve_core::labels::protocol::{
-    valid_agent_id, CountsReceipt, SetInfo, AGENT_HEADER, BATCH_HEADER,
+    valid_agent_id, CountsInfo, CountsReceipt, SetInfo, AGENT_HEADER, BATCH_HEADER,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -33,6 +34,9 @@ pub struct Discovery {
     pub stop: Option<StopChunks>,
     /// Merge and publish every so often; `None`: on demand only.
     pub every: Option<Duration>,
+    /// Kafka brokers: a discoverer group counts, the hub publishes from its
+    /// announcements (`super::announced`) instead of taking counts.
+    pub kafka: Option<String>,
 }
 
 struct BlindSet {
@@ -40,6 +44,8 @@ struct BlindSet {
     /// Held while a batch is taken and while a discovery runs (owned
     /// guards: the file work runs on the blocking pool).
     counts: Arc<tokio::sync::Mutex<Counts>>,
+    /// With discoverers on Kafka: the keys they announced.
+    announced: Option<Arc<std::sync::Mutex<Announced>>>,
 }
 
 /// Every blind set with its counts.
@@ -59,7 +65,18 @@ impl Blind {
             );
             let counts = Counts::open(&store.join(&name).join("counts"))?;
             let counts = Arc::new(tokio::sync::Mutex::new(counts));
-            sets.insert(name, BlindSet { threshold, counts });
+            let announced = match &d.kafka {
+                Some(brokers) => Some(super::announced::follow(brokers, &name, threshold)?),
+                None => None,
+            };
+            sets.insert(
+                name,
+                BlindSet {
+                    threshold,
+                    counts,
+                    announced,
+                },
+            );
         }
         Ok(Blind {
             sets,
@@ -120,6 +137,15 @@ pub(super) async fn counts(
             format!("no blind set named `{name}` (the hub's --blind)"),
         )
     })?;
+    if set.announced.is_some() {
+        return Err(Failure(
+            StatusCode::CONFLICT,
+            format!(
+                "set `{name}` is discovered on Kafka: agents publish counts to {} (agent.counts.kafka)",
+                crawlsieve_core::discovery::slices::count_topic(&name)
+            ),
+        ));
+    }
     let header = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim);
     let agent = header(AGENT_HEADER)
         .filter(|a| valid_agent_id(a))
@@ -226,22 +252,31 @@ async fn run(hub: &Shared, name: &str) -> anyhow::Result<Discovered> {
     let h = hub.clone();
     let name = name.to_string();
     let threshold = set.threshold;
+    let announced = set.announced.clone();
     let (discovered, info) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-        let merged = counts.merge()?;
-        let Some(total) = counts.total() else {
-            return Ok((
-                Discovered {
-                    merged: 0,
-                    published: None,
-                    keys: 0,
-                },
-                None,
-            ));
-        };
         let stop = h.blind.stop.as_ref();
-        let found = count::discover(&total, threshold, None, |c| {
-            stop.is_some_and(|s| s.contains(c))
-        })?;
+        let is_stop = |c: &_| stop.is_some_and(|s| s.contains(c));
+        let (merged, found, info) = match &announced {
+            Some(a) => {
+                let (found, info) = from_announcements(a, threshold, is_stop)?;
+                (0, found, info)
+            }
+            None => {
+                let merged = counts.merge()?;
+                let Some(total) = counts.total() else {
+                    return Ok((
+                        Discovered {
+                            merged: 0,
+                            published: None,
+                            keys: 0,
+                        },
+                        None,
+                    ));
+                };
+                let found = count::discover(&total, threshold, None, is_stop)?;
+                (merged.batches, found, counts.info(threshold))
+            }
+        };
         let keys = found.keys.len() as u64;
         let unchanged = match h.store.latest(&name) {
             Some(latest) => {
@@ -263,12 +298,11 @@ async fn run(hub: &Shared, name: &str) -> anyhow::Result<Discovered> {
                 immutables: false,
                 origins: Vec::new(),
             };
-            let info = counts.info(threshold);
             Some(h.store.publish(&name, &upload, &h.key, Some(info))?)
         };
         Ok((
             Discovered {
-                merged: merged.batches,
+                merged,
                 published: published.clone(),
                 keys,
             },
@@ -280,6 +314,30 @@ async fn run(hub: &Shared, name: &str) -> anyhow::Result<Discovered> {
         hub.published.send_modify(|n| *n += 1);
     }
     Ok(discovered)
+}
+
+/// The set the discoverers' announcements make: the same threshold and stop
+/// chunks as the hub's own discovery, over the keys announced.
+fn from_announcements(
+    a: &std::sync::Mutex<Announced>,
+    threshold: u64,
+    is_stop: impl Fn(&crawlsieve_core::fingerprints::chunks::Hash) -> bool,
+) -> anyhow::Result<(count::Discovered, CountsInfo)> {
+    let (counts, min_chars, read) = {
+        let a = a.lock().unwrap_or_else(|p| p.into_inner());
+        let counts: Vec<_> = a.keys.values().copied().collect();
+        (counts, a.min_chars.unwrap_or(0), a.read)
+    };
+    let distinct = counts.len() as u64;
+    let found = count::discover_counts(counts, min_chars, threshold, None, is_stop)?;
+    let info = CountsInfo {
+        // The announcements read: it grows as the discoverers find keys.
+        generation: read,
+        distinct,
+        threshold,
+        ..Default::default()
+    };
+    Ok((found, info))
 }
 
 /// Streams a request body into `path`, with the limits of every upload

@@ -18,8 +18,11 @@
 //! (`cache`). Publishing needs the publish token; reading is open unless a read token is
 //! configured. The hub re-signs every version with its own key: what an agent
 //! trusts is the hub's public key, whoever built the keys. Blind sets
-//! (`blind`) are discovered by the hub itself from the counts agents send.
+//! (`blind`) are discovered by the hub itself from the counts agents send,
+//! or, past one hub, by discoverers on Kafka whose announcements the hub
+//! publishes from (`announced`).
 
+pub mod announced;
 pub mod blind;
 pub mod cache;
 pub mod publish;

@@ -15,14 +15,18 @@
 //! Pages a broker delivers twice (at least once) are counted twice, as they
 //! are judged twice.
 
+mod batcher;
+pub mod kafka;
+mod ship;
+
 use super::config::CountsSettings;
+use batcher::Batcher;
 use crawlsieve_core::discovery::count::Counter;
 use crawlsieve_core::fingerprints::chunks::Hash;
-use crawlsieve_core::labels::protocol::{
-    valid_agent_id, CountsReceipt, AGENT_HEADER, BATCH_HEADER,
-};
+use crawlsieve_core::labels::protocol::valid_agent_id;
+use ship::{Destination, ToHub};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
@@ -41,8 +45,10 @@ pub struct CountStats {
     pub send_failures: AtomicU64,
     /// Batches waiting in the outbox.
     pub outbox: AtomicU64,
-    /// Batches lost to a local error (a full disk while cutting).
+    /// Batches lost: only at a stop while the disk still fails.
     pub errors: AtomicU64,
+    /// 1 while counting holds on a failing disk (pages wait).
+    pub held: AtomicU64,
 }
 
 enum Msg {
@@ -59,15 +65,8 @@ pub struct Counting {
     ticker: tokio::task::JoinHandle<()>,
     notify: Arc<Notify>,
     pub stats: Arc<CountStats>,
+    stopping: Arc<AtomicBool>,
     pub agent: String,
-}
-
-/// Where a batch is shipped, and as whom.
-struct Hub {
-    client: reqwest::Client,
-    url: String,
-    token: String,
-    agent: String,
 }
 
 impl Counting {
@@ -87,76 +86,38 @@ impl Counting {
             "agent.counts.interval_seconds: {} is outside 1..=86400",
             s.interval_seconds
         );
-        anyhow::ensure!(
-            s.max_occurrences >= 1000,
-            "agent.counts.max_occurrences: {} is under 1000",
-            s.max_occurrences
-        );
+        let max = max_occurrences(s)?;
         anyhow::ensure!(s.memory_mb >= 1, "agent.counts.memory_mb: at least 1");
-        let base = s.hub.as_deref().or(hub_url).ok_or_else(|| {
-            anyhow::anyhow!(
-                "agent.counts.hub: no hub to send counts to (set it, or labels.hub.url)"
-            )
-        })?;
-        let token = match &s.token_file {
-            Some(p) => crawlsieve_core::labels::keys::read_secret(p)?,
-            None => std::env::var("CRAWLSIEVE_HUB_COUNT_TOKEN")
-                .ok()
-                .filter(|t| !t.trim().is_empty())
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "agent.counts.token_file: counts need the hub's count token (or CRAWLSIEVE_HUB_COUNT_TOKEN)"
-                    )
-                })?,
-        };
         let outbox = s.dir.join("outbox");
         std::fs::create_dir_all(&outbox)
             .map_err(|e| anyhow::anyhow!("agent.counts.dir {}: {e}", s.dir.display()))?;
         let agent = agent_id(&s.dir, s.agent_id.as_deref())?;
+        let to = destination(s, hub_url, &agent)?;
         let stats = Arc::new(CountStats::default());
         let notify = Arc::new(Notify::new());
+        let stopping = Arc::new(AtomicBool::new(false));
         let batcher = Batcher {
             counter: None,
             held: 0,
             spill: s.dir.join("spill"),
             memory: s.memory_mb << 20,
-            max: s.max_occurrences,
+            max,
             min_chars,
             next: next_batch(&s.dir)?,
             dir: s.dir.clone(),
             notify: notify.clone(),
             stats: stats.clone(),
+            stopping: stopping.clone(),
         };
         let (tx, rx) = mpsc::channel(1024);
         let thread = std::thread::Builder::new()
             .name("counts".into())
             .spawn(move || batcher.run(rx))?;
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let hub = Hub {
-            client: reqwest::Client::builder()
-                .timeout(Duration::from_secs(120))
-                .build()?,
-            url: format!("{}/v1/counts/{}", base.trim_end_matches('/'), s.set),
-            token,
-            agent: agent.clone(),
-        };
-        tracing::info!(set = %s.set, %agent, hub = %base, "counting the pages judged for the hub");
-        let shipper = tokio::spawn(ship(hub, outbox, notify.clone(), stats.clone()));
-        let ticker = tokio::spawn({
-            let tx = tx.clone();
-            let every = Duration::from_secs(s.interval_seconds);
-            async move {
-                let mut tick = tokio::time::interval(every);
-                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                tick.tick().await;
-                loop {
-                    tick.tick().await;
-                    if tx.send(Msg::Cut).await.is_err() {
-                        return;
-                    }
-                }
-            }
-        });
+        let shipper = tokio::spawn(ship::ship(to, outbox, notify.clone(), stats.clone()));
+        let ticker = tokio::spawn(cut_every(
+            tx.clone(),
+            Duration::from_secs(s.interval_seconds),
+        ));
         Ok(Counting {
             tx,
             batcher: std::sync::Mutex::new(Some(thread)),
@@ -164,6 +125,7 @@ impl Counting {
             ticker,
             notify,
             stats,
+            stopping,
             agent,
         })
     }
@@ -182,11 +144,18 @@ impl Counting {
     /// within `grace`; the rest waits in the outbox for the next start.
     pub async fn finish(&self, grace: Duration) {
         self.ticker.abort();
+        // The batcher may be holding on a failing disk: let the stop through after a last try.
+        let stopping = self.stopping.clone();
+        let grace_for_disk = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            stopping.store(true, Ordering::Relaxed);
+        });
         let _ = self.tx.send(Msg::Stop).await;
         let thread = self.batcher.lock().expect("batcher").take();
         if let Some(t) = thread {
             let _ = tokio::task::spawn_blocking(move || t.join()).await;
         }
+        grace_for_disk.abort();
         self.notify.notify_one();
         let shipped = tokio::time::timeout(grace, async {
             while self.stats.outbox.load(Ordering::Relaxed) > 0
@@ -209,84 +178,91 @@ impl Counting {
     }
 }
 
-/// The counting thread: owns the counter, cuts batches.
-struct Batcher {
-    counter: Option<Counter>,
-    held: u64,
-    dir: PathBuf,
-    spill: PathBuf,
-    memory: usize,
-    max: u64,
-    min_chars: u32,
-    next: u64,
-    notify: Arc<Notify>,
-    stats: Arc<CountStats>,
+/// What a destination answered for a batch.
+enum Sent {
+    Taken,
+    Duplicate,
+    /// Will never be taken (malformed, too large): kept aside, not retried.
+    Refused(String),
 }
 
-impl Batcher {
-    fn run(mut self, mut rx: mpsc::Receiver<Msg>) {
-        while let Some(msg) = rx.blocking_recv() {
-            let stop = matches!(msg, Msg::Stop);
-            let result = match msg {
-                Msg::Page(site, hashes) => self.add(site, &hashes),
-                Msg::Cut | Msg::Stop => self.cut(),
-            };
-            if let Err(e) = result {
-                self.stats.errors.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(error = %e, "counts: a batch was lost");
-                self.counter = None;
-                self.held = 0;
-            }
-            if stop {
-                return;
-            }
+/// `agent.counts.max_occurrences`, or its default for the destination.
+fn max_occurrences(s: &CountsSettings) -> anyhow::Result<u64> {
+    let max = match (s.max_occurrences, &s.kafka) {
+        (Some(m), Some(_)) => {
+            anyhow::ensure!(
+                m <= kafka::MAX_OCCURRENCES,
+                "agent.counts.max_occurrences: {m} is over {} with agent.counts.kafka \
+                 (a batch's slices must fit a Kafka message)",
+                kafka::MAX_OCCURRENCES
+            );
+            m
         }
-        // Every sender gone without a stop: keep what was counted.
-        let _ = self.cut();
-    }
+        (Some(m), None) => m,
+        (None, Some(_)) => kafka::MAX_OCCURRENCES,
+        (None, None) => 2_000_000,
+    };
+    anyhow::ensure!(
+        max >= 1000,
+        "agent.counts.max_occurrences: {max} is under 1000"
+    );
+    Ok(max)
+}
 
-    fn add(&mut self, site: u64, hashes: &[Hash]) -> anyhow::Result<()> {
-        if self.counter.is_none() {
-            self.counter = Some(Counter::new(&self.spill, self.memory)?);
-        }
-        let counter = self.counter.as_mut().expect("just made");
-        for h in hashes {
-            counter.add(*h, site)?;
-        }
-        self.held += hashes.len() as u64;
-        self.stats
-            .occurrences
-            .fetch_add(hashes.len() as u64, Ordering::Relaxed);
-        if self.held >= self.max {
-            self.cut()?;
-        }
-        Ok(())
+/// Kafka when `agent.counts.kafka` is set, else the hub (with its token).
+fn destination(
+    s: &CountsSettings,
+    hub_url: Option<&str>,
+    agent: &str,
+) -> anyhow::Result<Destination> {
+    if let Some(brokers) = &s.kafka {
+        anyhow::ensure!(
+            s.hub.is_none() && s.token_file.is_none(),
+            "agent.counts.kafka: counts go to Kafka or to a hub; drop agent.counts.hub and token_file"
+        );
+        tracing::info!(set = %s.set, %agent, %brokers, "counting the pages judged for the discoverers");
+        return Ok(Destination::Kafka(kafka::ToKafka::new(
+            brokers, &s.set, agent,
+        )?));
     }
+    let base = s.hub.as_deref().or(hub_url).ok_or_else(|| {
+        anyhow::anyhow!(
+            "agent.counts.hub: no hub to send counts to (set it, labels.hub.url, or agent.counts.kafka)"
+        )
+    })?;
+    let token = match &s.token_file {
+        Some(p) => crawlsieve_core::labels::keys::read_secret(p)?,
+        None => std::env::var("CRAWLSIEVE_HUB_COUNT_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "agent.counts.token_file: counts need the hub's count token (or CRAWLSIEVE_HUB_COUNT_TOKEN)"
+                )
+            })?,
+    };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    tracing::info!(set = %s.set, %agent, hub = %base, "counting the pages judged for the hub");
+    Ok(Destination::Hub(ToHub {
+        client: reqwest::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .build()?,
+        url: format!("{}/v1/counts/{}", base.trim_end_matches('/'), s.set),
+        token,
+        agent: agent.to_string(),
+    }))
+}
 
-    /// Writes the counter as batch `next`: synced and renamed into the
-    /// outbox, its number recorded, before the shipper hears of it.
-    fn cut(&mut self) -> anyhow::Result<()> {
-        let Some(counter) = self.counter.take() else {
-            return Ok(());
-        };
-        self.held = 0;
-        let n = self.next;
-        let outbox = self.dir.join("outbox");
-        let tmp = outbox.join(format!("{n:012}.tmp"));
-        counter.finish(&tmp, self.min_chars)?;
-        std::fs::File::open(&tmp)?.sync_all()?;
-        let path = outbox.join(format!("{n:012}.cscounts"));
-        std::fs::rename(&tmp, &path)?;
-        crawlsieve_core::durable::sync_dir(&path)?;
-        self.next = n + 1;
-        crawlsieve_core::durable::replace(
-            &self.dir.join("next-batch"),
-            self.next.to_string().as_bytes(),
-            true,
-        )?;
-        self.stats.cut.fetch_add(1, Ordering::Relaxed);
-        self.notify.notify_one();
-        Ok(())
+/// Asks for a cut every `every`.
+async fn cut_every(tx: mpsc::Sender<Msg>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        if tx.send(Msg::Cut).await.is_err() {
+            return;
+        }
     }
 }
 
@@ -351,7 +327,7 @@ fn next_batch(dir: &Path) -> anyhow::Result<u64> {
 }
 
 /// Batches in the outbox, in order; temporaries of an interrupted cut removed.
-fn outbox_batches(outbox: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
+pub(super) fn outbox_batches(outbox: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(outbox)? {
         let path = entry?.path();
@@ -364,91 +340,6 @@ fn outbox_batches(outbox: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     }
     out.sort_unstable();
     Ok(out)
-}
-
-enum Sent {
-    Taken,
-    Duplicate,
-    /// The hub will never take it (malformed): kept aside, not retried.
-    Refused(String),
-}
-
-/// Ships the outbox, oldest first, for as long as the agent runs; a failure
-/// waits (1 s doubling to 60 s) and tries again from the same batch.
-async fn ship(hub: Hub, outbox: PathBuf, notify: Arc<Notify>, stats: Arc<CountStats>) {
-    let mut backoff = Duration::from_secs(1);
-    loop {
-        let batches = outbox_batches(&outbox).unwrap_or_default();
-        stats.outbox.store(batches.len() as u64, Ordering::Relaxed);
-        let mut failed = false;
-        for (n, path) in batches {
-            match send(&hub, n, &path).await {
-                Ok(sent) => {
-                    let counter = match &sent {
-                        Sent::Taken => &stats.shipped,
-                        Sent::Duplicate => &stats.duplicates,
-                        Sent::Refused(why) => {
-                            tracing::error!(batch = n, %why, "the hub refused a batch of counts; kept in rejected/");
-                            &stats.rejected
-                        }
-                    };
-                    if let Sent::Refused(_) = sent {
-                        let aside = outbox.with_file_name("rejected");
-                        let _ = std::fs::create_dir_all(&aside);
-                        let _ = std::fs::rename(
-                            &path,
-                            aside.join(path.file_name().unwrap_or_default()),
-                        );
-                    } else {
-                        let _ = std::fs::remove_file(&path);
-                    }
-                    counter.fetch_add(1, Ordering::Relaxed);
-                    stats.outbox.fetch_sub(1, Ordering::Relaxed);
-                    backoff = Duration::from_secs(1);
-                }
-                Err(e) => {
-                    stats.send_failures.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(batch = n, error = %e, retry_in = ?backoff, "counts not shipped yet");
-                    failed = true;
-                    break;
-                }
-            }
-        }
-        if failed {
-            tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(Duration::from_secs(60));
-        } else {
-            let _ = tokio::time::timeout(Duration::from_secs(30), notify.notified()).await;
-        }
-    }
-}
-
-async fn send(hub: &Hub, batch: u64, path: &Path) -> anyhow::Result<Sent> {
-    let body = tokio::fs::read(path).await?;
-    let resp = hub
-        .client
-        .post(&hub.url)
-        .bearer_auth(&hub.token)
-        .header(AGENT_HEADER, &hub.agent)
-        .header(BATCH_HEADER, batch.to_string())
-        .body(body)
-        .send()
-        .await?;
-    let status = resp.status();
-    let text = resp.text().await.unwrap_or_default();
-    match status.as_u16() {
-        200 | 201 => {
-            let receipt: CountsReceipt = serde_json::from_str(&text)
-                .map_err(|e| anyhow::anyhow!("the hub's answer: {e}"))?;
-            Ok(if receipt.duplicate {
-                Sent::Duplicate
-            } else {
-                Sent::Taken
-            })
-        }
-        400 | 413 => Ok(Sent::Refused(format!("{status}: {}", text.trim()))),
-        _ => anyhow::bail!("POST {}: {status}: {}", hub.url, text.trim()),
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,422 @@
+//! Streaming discovery on Kafka, for crawls past one hub: agents publish
+//! their batches of counts dealt into key ranges (`slices`) to the count
+//! topic, one partition per range; a consumer group of discoverers, each
+//! owning some partitions, keeps exact running totals of its ranges
+//! (`state::Partition`) and announces a key once, when its total crosses the
+//! threshold, to the compacted `discovered` topic the hub publishes from.
+//! No discovery re-reads a total: a batch costs its own records.
+//!
+//! **Nothing lost, nothing counted twice.** Announcements are acknowledged
+//! before the state is checkpointed, the state (each part with the batches
+//! it holds) before the offsets are committed. Whoever owns a partition next
+//! — after a rebalance, or a discoverer killed without warning — restores
+//! the parts and reads from the committed offset; a batch a part holds
+//! already is skipped by that part, so every `(agent, batch)` is added once
+//! and an agent's retried send adds nothing. A key announced twice (a crash
+//! between announcement and checkpoint) is one key to the hub.
+
+pub mod state;
+mod topics;
+
+use crawlsieve_core::discovery::slices::{self, Announcement, SliceKey, MAX_MESSAGE};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
+use state::Partition;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// `crawlsieve discoverer`'s settings.
+#[derive(Debug, Clone)]
+pub struct DiscovererConfig {
+    pub brokers: String,
+    /// The blind set (topics `crawlsieve.counts.SET`, `….state`, `crawlsieve.discovered.SET`).
+    pub set: String,
+    /// A key seen more than this many times is discovered (the hub's `--blind SET=N`).
+    pub threshold: u64,
+    /// Partitions of the count topic when the discoverer creates it.
+    pub partitions: u32,
+    /// Parts each partition's state is checkpointed in (fixed for a set).
+    pub state_parts: u32,
+    pub checkpoint_every: Duration,
+    pub group: String,
+}
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// A dead member holds its partitions this long before the group moves them.
+const SESSION_TIMEOUT: Duration = Duration::from_secs(6);
+
+/// What a discoverer did (logged at each checkpoint and at the end).
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub slices: AtomicU64,
+    pub duplicates: AtomicU64,
+    pub refused: AtomicU64,
+    pub records: AtomicU64,
+    pub announced: AtomicU64,
+    pub checkpoints: AtomicU64,
+    pub checkpoint_failures: AtomicU64,
+}
+
+/// One discoverer: the partitions it owns and the clients it writes with.
+pub struct Discoverer {
+    config: DiscovererConfig,
+    count_topic: String,
+    state_topic: String,
+    discovered_topic: String,
+    /// The count topic's partitions: fixed for a set's life.
+    partitions: u32,
+    producer: ThreadedProducer<DefaultProducerContext>,
+    reader: BaseConsumer,
+    owned: Mutex<HashMap<i32, Owned>>,
+    pub stats: Stats,
+    /// A partition's state could not be restored: stop rather than count it wrong.
+    failed: AtomicBool,
+}
+
+/// An owned partition: its state and the next offset to commit.
+struct Owned {
+    state: Partition,
+    /// One past the last slice read (`None`: none read since adopted).
+    next: Option<i64>,
+    /// `next` moved since the last commit.
+    moved: bool,
+}
+
+struct Context(Arc<Discoverer>);
+
+impl ClientContext for Context {}
+
+impl ConsumerContext for Context {
+    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Revoke(tpl) = rebalance {
+            let revoked = self.0.mine(tpl);
+            self.0.checkpoint(consumer, Some(&revoked));
+            let mut owned = self.0.owned();
+            for p in revoked {
+                owned.remove(&p);
+            }
+        }
+    }
+
+    fn post_rebalance(&self, _: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Assign(tpl) = rebalance {
+            let mine = self.0.mine(tpl);
+            if let Err(e) = self.0.adopt(&mine) {
+                tracing::error!(error = %format!("{e:#}"), "partitions' state not restored; the discoverer stops");
+                self.0.failed.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Discoverer {
+    /// Connects, creates the topics that are missing, and checks the state
+    /// topic fits the count topic.
+    pub async fn connect(config: DiscovererConfig) -> anyhow::Result<Arc<Discoverer>> {
+        anyhow::ensure!(
+            crate::hub::store::valid_name(&config.set),
+            "--set `{}`: use 1-64 of a-z 0-9 - _ .",
+            config.set
+        );
+        anyhow::ensure!(
+            (1..=1024).contains(&config.partitions),
+            "--partitions {}: 1 to 1024",
+            config.partitions
+        );
+        anyhow::ensure!(
+            (1..=4096).contains(&config.state_parts),
+            "--state-parts {}: 1 to 4096",
+            config.state_parts
+        );
+        let (count_topic, state_topic, discovered_topic) = (
+            slices::count_topic(&config.set),
+            slices::state_topic(&config.set),
+            slices::discovered_topic(&config.set),
+        );
+        let reader = topics::reader(&config.brokers)?;
+        let partitions = topics::ensure(
+            &reader,
+            &config,
+            &count_topic,
+            &state_topic,
+            &discovered_topic,
+        )
+        .await?;
+        let producer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", &config.brokers)
+            .set("message.max.bytes", (MAX_MESSAGE + 4096).to_string())
+            .set("acks", "all")
+            .set("linger.ms", "5")
+            .create()
+            .map_err(|e| anyhow::anyhow!("discoverer: {e}"))?;
+        tracing::info!(set = %config.set, partitions, threshold = config.threshold, group = %config.group, "discoverer connected");
+        Ok(Arc::new(Discoverer {
+            config,
+            count_topic,
+            state_topic,
+            discovered_topic,
+            partitions,
+            producer,
+            reader,
+            owned: Mutex::new(HashMap::new()),
+            stats: Stats::default(),
+            failed: AtomicBool::new(false),
+        }))
+    }
+
+    fn owned(&self) -> MutexGuard<'_, HashMap<i32, Owned>> {
+        self.owned.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn mine(&self, tpl: &TopicPartitionList) -> Vec<i32> {
+        tpl.elements()
+            .iter()
+            .filter(|e| e.topic() == self.count_topic)
+            .map(|e| e.partition())
+            .collect()
+    }
+
+    /// Runs until `stop` is set (or a state cannot be restored): reads the
+    /// count topic in the group, checkpoints every `checkpoint_every`, and
+    /// at the end checkpoints every partition before leaving the group.
+    pub fn run(self: &Arc<Self>, stop: &AtomicBool) -> anyhow::Result<()> {
+        let consumer: BaseConsumer<Context> = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", &self.config.brokers)
+            .set("group.id", &self.config.group)
+            .set("enable.auto.commit", "false")
+            .set("auto.offset.reset", "earliest")
+            .set(
+                "session.timeout.ms",
+                SESSION_TIMEOUT.as_millis().to_string(),
+            )
+            .set("fetch.message.max.bytes", (MAX_MESSAGE + 4096).to_string())
+            .set("fetch.max.bytes", (2 * MAX_MESSAGE).to_string())
+            // An empty fetch comes back at once: a broker that answers a
+            // fetch with one record batch a partition (tansu 0.6) is then not
+            // waited on between slices.
+            .set("fetch.wait.max.ms", "10")
+            .set(
+                "receive.message.max.bytes",
+                (2 * MAX_MESSAGE + 4096).to_string(),
+            )
+            .create_with_context(Context(self.clone()))
+            .map_err(|e| anyhow::anyhow!("discoverer: {e}"))?;
+        consumer.subscribe(&[&self.count_topic])?;
+        let mut last = Instant::now();
+        // Slices taken since the topic last ran dry: "caught up" is logged once a burst.
+        let mut busy = false;
+        while !stop.load(Ordering::Relaxed) && !self.failed.load(Ordering::Relaxed) {
+            match consumer.poll(Duration::from_millis(200)) {
+                Some(Ok(m)) => {
+                    self.take(&m);
+                    busy = true;
+                }
+                None if busy => {
+                    busy = false;
+                    self.log("caught up");
+                }
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "discoverer: reading the count topic");
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                None => {}
+            }
+            if last.elapsed() >= self.config.checkpoint_every {
+                self.checkpoint(&consumer, None);
+                last = Instant::now();
+            }
+        }
+        let all: Vec<i32> = self.owned().keys().copied().collect();
+        self.checkpoint(&consumer, Some(&all));
+        consumer.unsubscribe();
+        self.log("discoverer stopped");
+        anyhow::ensure!(
+            !self.failed.load(Ordering::Relaxed),
+            "a partition's state could not be restored"
+        );
+        Ok(())
+    }
+
+    /// Takes one slice into its partition and announces what crossed.
+    fn take(&self, m: &rdkafka::message::BorrowedMessage<'_>) {
+        let (p, offset) = (m.partition(), m.offset());
+        let mut owned = self.owned();
+        let Some(o) = owned.get_mut(&p) else {
+            return; // Not (or no longer) ours: its owner reads it.
+        };
+        o.next = Some(o.next.map_or(offset + 1, |n| n.max(offset + 1)));
+        o.moved = true;
+        let taken = SliceKey::parse(m.key().unwrap_or_default())
+            .and_then(|k| o.state.take(&k, m.payload().unwrap_or_default()));
+        let taken = match taken {
+            Ok(t) => t,
+            Err(e) => {
+                self.stats.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::error!(partition = p, offset, error = %format!("{e:#}"), "a slice of counts refused");
+                return;
+            }
+        };
+        let min_chars = o.state.min_chars.unwrap_or(0);
+        drop(owned);
+        self.stats.slices.fetch_add(1, Ordering::Relaxed);
+        if !taken.new {
+            self.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+        }
+        self.stats
+            .records
+            .fetch_add(taken.records, Ordering::Relaxed);
+        for count in taken.crossed {
+            let a = Announcement {
+                count,
+                min_chars,
+                threshold: self.config.threshold,
+            };
+            self.send(&self.discovered_topic, None, &count.hash, &a.encode());
+            self.stats.announced.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Queues a message, waiting while the producer's queue is full.
+    fn send(&self, topic: &str, partition: Option<i32>, key: &[u8], payload: &[u8]) {
+        let mut record = BaseRecord::to(topic).key(key).payload(payload);
+        if let Some(p) = partition {
+            record = record.partition(p);
+        }
+        let mut record = record;
+        loop {
+            match self.producer.send(record) {
+                Ok(()) => return,
+                Err((e, back)) => {
+                    tracing::debug!(error = %e, "discoverer: producer queue full");
+                    record = back;
+                    self.producer.poll(Duration::from_millis(50));
+                }
+            }
+        }
+    }
+
+    /// Announcements acknowledged, then the changed partitions' states (or
+    /// those of `release`, all of them), then their offsets committed.
+    fn checkpoint<C: ConsumerContext>(&self, consumer: &BaseConsumer<C>, release: Option<&[i32]>) {
+        if let Err(e) = self.producer.flush(TIMEOUT) {
+            self.stats
+                .checkpoint_failures
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, "announcements not acknowledged; no checkpoint, offsets not committed");
+            return;
+        }
+        let mut tpl = TopicPartitionList::new();
+        let mut owned = self.owned();
+        for (p, o) in owned.iter_mut() {
+            let wanted = release.map_or(o.moved, |r| r.contains(p));
+            let Some(next) = o.next.filter(|_| wanted) else {
+                continue;
+            };
+            if o.state.changed > 0 {
+                if let Err(e) = self.write_state(*p, &o.state) {
+                    self.stats
+                        .checkpoint_failures
+                        .fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(partition = p, error = %format!("{e:#}"), "state not checkpointed; offsets not committed");
+                    continue;
+                }
+            }
+            let _ = tpl.add_partition_offset(&self.count_topic, *p, Offset::Offset(next));
+        }
+        if let Err(e) = self.producer.flush(TIMEOUT) {
+            self.stats
+                .checkpoint_failures
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, "state not acknowledged; offsets not committed");
+            return;
+        }
+        for e in tpl.elements() {
+            if let Some(o) = owned.get_mut(&e.partition()) {
+                o.state.changed = 0;
+                o.moved = false;
+            }
+        }
+        drop(owned);
+        if tpl.count() > 0 {
+            if let Err(e) = consumer.commit(&tpl, CommitMode::Sync) {
+                // A partition that moved: its new owner reads from the last
+                // commit that went through, and each part takes a batch once.
+                tracing::debug!(error = %e, "offsets not committed");
+            }
+            self.stats.checkpoints.fetch_add(1, Ordering::Relaxed);
+            self.log("checkpoint");
+        }
+    }
+
+    fn write_state(&self, p: i32, state: &Partition) -> anyhow::Result<()> {
+        for part in 0..state.parts() {
+            let bytes = state.encode_part(part)?;
+            anyhow::ensure!(
+                bytes.len() <= MAX_MESSAGE,
+                "a state part of {} bytes is over the {MAX_MESSAGE}-byte message limit: \
+                 give the set more --state-parts (a new set) or the count topic more partitions",
+                bytes.len()
+            );
+            let key = format!("{p}/{part}");
+            self.send(&self.state_topic, Some(p), key.as_bytes(), &bytes);
+        }
+        Ok(())
+    }
+
+    /// Partitions assigned: each one's state from its parts' last messages.
+    fn adopt(&self, mine: &[i32]) -> anyhow::Result<()> {
+        if mine.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let mut parts = topics::last_by_key(&self.reader, &self.state_topic, mine)?;
+        for &p in mine {
+            let messages = parts.remove(&p).unwrap_or_default();
+            let state = Partition::restore(
+                p as u32,
+                self.partitions,
+                self.config.state_parts,
+                self.config.threshold,
+                messages.into_values(),
+            )
+            .map_err(|e| anyhow::anyhow!("partition {p}: {e:#}"))?;
+            tracing::info!(
+                partition = p,
+                keys = state.keys(),
+                "adopted a partition's totals"
+            );
+            self.owned().insert(
+                p,
+                Owned {
+                    state,
+                    next: None,
+                    moved: false,
+                },
+            );
+        }
+        tracing::debug!(took = ?started.elapsed(), "partitions adopted");
+        Ok(())
+    }
+
+    fn log(&self, what: &str) {
+        let s = &self.stats;
+        let owned = self.owned();
+        let keys: u64 = owned.values().map(|o| o.state.keys()).sum();
+        let mut partitions: Vec<i32> = owned.keys().copied().collect();
+        partitions.sort_unstable();
+        tracing::info!(
+            ?partitions,
+            keys,
+            slices = s.slices.load(Ordering::Relaxed),
+            duplicates = s.duplicates.load(Ordering::Relaxed),
+            refused = s.refused.load(Ordering::Relaxed),
+            records = s.records.load(Ordering::Relaxed),
+            announced = s.announced.load(Ordering::Relaxed),
+            checkpoint_failures = s.checkpoint_failures.load(Ordering::Relaxed),
+            "{what}"
+        );
+    }
+}

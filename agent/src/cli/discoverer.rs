@@ -1,0 +1,70 @@
+//! `crawlsieve discoverer`: one member of a blind set's discoverer group on
+//! Kafka (streaming discovery past one hub; docs/discovery-at-scale.md).
+
+use crawlsieve_daemon::discoverer::{Discoverer, DiscovererConfig};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct DiscovererArgs {
+    /// Kafka bootstrap servers.
+    #[arg(long, default_value = "127.0.0.1:9092")]
+    brokers: String,
+    /// The blind set: reads `crawlsieve.counts.SET`, announces to `crawlsieve.discovered.SET`.
+    #[arg(long)]
+    set: String,
+    /// Keep the chunks and shingles seen more than this many times (the hub's `--blind SET=N`).
+    #[arg(long)]
+    threshold: u64,
+    /// Partitions of the count topic when it is created here (one key range each; fixed for the set).
+    #[arg(long, default_value_t = 8)]
+    partitions: u32,
+    /// Parts each partition's totals are checkpointed in (one message each, ≤ 16 MB ≈ 460 k keys; fixed for the set).
+    #[arg(long, default_value_t = 16)]
+    state_parts: u32,
+    /// Checkpoint the partitions that changed this often, in seconds.
+    #[arg(long, default_value_t = 10)]
+    checkpoint_every: u64,
+    /// The consumer group (default `crawlsieve-discoverers.SET`).
+    #[arg(long)]
+    group: Option<String>,
+}
+
+pub fn run(a: DiscovererArgs) -> anyhow::Result<i32> {
+    anyhow::ensure!(
+        (1..=3600).contains(&a.checkpoint_every),
+        "--checkpoint-every {}: 1 to 3600 seconds",
+        a.checkpoint_every
+    );
+    let config = DiscovererConfig {
+        group: a
+            .group
+            .unwrap_or_else(|| format!("crawlsieve-discoverers.{}", a.set)),
+        brokers: a.brokers,
+        set: a.set,
+        threshold: a.threshold,
+        partitions: a.partitions,
+        state_parts: a.state_parts,
+        checkpoint_every: Duration::from_secs(a.checkpoint_every),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let discoverer = rt.block_on(Discoverer::connect(config))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    rt.block_on(async {
+        // The consumer loop is blocking (rebalance callbacks run inside its poll).
+        let mut worker = tokio::task::spawn_blocking({
+            let (d, stop) = (discoverer.clone(), stop.clone());
+            move || d.run(&stop)
+        });
+        tokio::select! {
+            ended = &mut worker => return ended,
+            _ = crawlsieve_daemon::shutdown::signal() => stop.store(true, Ordering::Relaxed),
+        }
+        worker.await
+    })
+    .map_err(|_| anyhow::anyhow!("the discoverer's thread panicked"))??;
+    Ok(0)
+}

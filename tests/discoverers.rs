@@ -1,0 +1,480 @@
+//! Streaming discovery on Kafka with real processes on loopback: a real
+//! Kafka-protocol broker (tansu), discoverers in a consumer group, agents'
+//! batches published to the count topic (`labels send-counts`, the agent's
+//! own Kafka shipping), and the hub publishing from the announcements.
+//!
+//! The set the hub publishes must be exactly what `labels merge` + `labels
+//! discover` find over the same batches — across a discoverer joining under
+//! load (a rebalance), a discoverer SIGKILLed mid-stream and started again,
+//! batches sent twice, and the hub down meanwhile.
+
+mod common;
+mod daemon;
+
+use common::{bin, keygen, shared_data, start_hub_with, Hub};
+use daemon::{free_port, http, wait_until, Tansu};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+const SET: &str = "crawl";
+/// 72 batches, each of the 4 files 18 times: a chunk once in one file is
+/// seen 18 times, one seen twice 36; the threshold lies between.
+const THRESHOLD: u64 = 27;
+
+struct Discoverer {
+    child: Child,
+}
+
+impl Discoverer {
+    fn start(dir: &Path, brokers: &str, name: &str) -> Discoverer {
+        Self::start_at(dir, brokers, name, THRESHOLD)
+    }
+
+    fn start_at(dir: &Path, brokers: &str, name: &str, threshold: u64) -> Discoverer {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(format!("{name}.log")))
+            .unwrap();
+        let child = bin()
+            .args(["discoverer", "--brokers", brokers, "--set", SET])
+            .args(["--threshold", &threshold.to_string()])
+            .args([
+                "--partitions",
+                "4",
+                "--state-parts",
+                "3",
+                "--checkpoint-every",
+                "1",
+            ])
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        Discoverer { child }
+    }
+
+    fn sigkill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Discoverer {
+    fn drop(&mut self) {
+        self.sigkill();
+    }
+}
+
+fn log(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default()
+}
+
+/// `labels count` of each input file on its own: one agent batch each.
+fn count_files(dir: &Path, inputs: &[PathBuf]) -> Vec<PathBuf> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let out = dir.join(format!("file{i}.cscounts"));
+            let o = bin()
+                .args(["labels", "count", "-o"])
+                .arg(&out)
+                .arg(input)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            out
+        })
+        .collect()
+}
+
+/// Agent `agent`'s batches 1.., in the background.
+fn send(brokers: &str, agent: &str, files: &[PathBuf]) -> Child {
+    bin()
+        .args([
+            "labels",
+            "send-counts",
+            "--kafka",
+            brokers,
+            "--set",
+            SET,
+            "--agent",
+            agent,
+        ])
+        .args(files)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn sent(mut c: Child) {
+    assert!(c.wait().unwrap().success(), "send-counts failed");
+}
+
+fn hub(dir: &Path, key: &Path, port: u16, brokers: &str) -> Hub {
+    hub_at(dir, key, port, brokers, THRESHOLD)
+}
+
+fn hub_at(dir: &Path, key: &Path, port: u16, brokers: &str, threshold: u64) -> Hub {
+    std::fs::write(dir.join("publish.token"), "publish-token-for-tests").unwrap();
+    let listen = format!("127.0.0.1:{port}");
+    let blind = format!("{SET}={threshold}");
+    start_hub_with(
+        dir,
+        key,
+        &dir.join("publish.token"),
+        &[
+            "--listen",
+            &listen,
+            "--blind",
+            &blind,
+            "--discover-every",
+            "1",
+            "--discovered-from",
+            brokers,
+        ],
+    )
+}
+
+/// What one machine finds: `labels discover` at `threshold` over a count file.
+fn offline_keys(dir: &Path, key: &Path, counts: &Path, threshold: u64) -> Vec<u64> {
+    let offline = dir.join("offline.cslab");
+    let o = bin()
+        .args(["labels", "discover", "--threshold", &threshold.to_string()])
+        .args(["--name", SET, "--key"])
+        .arg(key)
+        .arg("-o")
+        .arg(&offline)
+        .arg(counts)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    keys(&std::fs::read(&offline).unwrap())
+}
+
+/// What one machine finds over pages posted: `labels count` + `labels discover`.
+fn offline_set(dir: &Path, key: &Path, posted: &[(String, String)], threshold: u64) -> Vec<u64> {
+    let jsonl = dir.join("posted.jsonl");
+    let lines: Vec<String> = posted
+        .iter()
+        .map(|(url, html)| serde_json::json!({"url": url, "html": html}).to_string())
+        .collect();
+    std::fs::write(&jsonl, lines.join("\n") + "\n").unwrap();
+    let counts = dir.join("posted.cscounts");
+    let o = bin()
+        .args(["labels", "count", "-o"])
+        .arg(&counts)
+        .arg(&jsonl)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let expected = offline_keys(dir, key, &counts, threshold);
+    assert!(!expected.is_empty());
+    expected
+}
+
+/// The keys of a labeled-set file.
+fn keys(bytes: &[u8]) -> Vec<u64> {
+    crawlsieve_core::labels::file::SetFile::parse(bytes)
+        .unwrap()
+        .contents()
+        .keys
+}
+
+/// The hub's latest version and its keys.
+fn published(addr: &str) -> Option<(u64, Vec<u64>)> {
+    let (status, body) = http(addr, "GET", &format!("/v1/sets/{SET}"), &[], b"").ok()?;
+    if status != 200 {
+        return None;
+    }
+    let info: Value = serde_json::from_slice(&body).ok()?;
+    let (status, file) = http(addr, "GET", &format!("/v1/sets/{SET}/full"), &[], b"").ok()?;
+    (status == 200).then(|| (info["version"].as_u64().unwrap_or(0), keys(&file)))
+}
+
+#[test]
+fn discoverers_find_exactly_what_one_machine_does_across_a_rebalance_a_kill_and_a_hub_restart() {
+    let Some(data) = shared_data() else { return };
+    let Some(mut tansu) = Tansu::start(&[]) else {
+        return;
+    };
+    let brokers = tansu.brokers();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let warc = data.join("warc");
+    let inputs = [
+        warc.join("dolma-samples/sample-0000.warc.gz"),
+        warc.join("dolma-samples/sample-0001.warc.gz"),
+        warc.join(
+            "resiliparse-cc-2020-34/CC-MAIN-20200808165417-20200808195417-00395.excerpt.warc.gz",
+        ),
+        common::repo().join("examples/crawl.warc.gz"),
+    ];
+    let files = count_files(dir, &inputs);
+    // Each agent's 12 batches cycle through the 4 files.
+    let batches: Vec<PathBuf> = (0..12).map(|i| files[i % 4].clone()).collect();
+
+    // What one machine finds over the same 72 batches.
+    let merged = dir.join("all.cscounts");
+    let all: Vec<&PathBuf> = (0..6).flat_map(|_| batches.iter()).collect();
+    let o = bin()
+        .args(["labels", "merge", "-o"])
+        .arg(&merged)
+        .args(&all)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (key, _public) = keygen(dir);
+    let expected = offline_keys(dir, &key, &merged, THRESHOLD);
+    assert!(expected.len() > 100, "{} keys", expected.len());
+
+    let mut d1 = Discoverer::start(dir, &brokers, "d1");
+    wait_until("d1 owns the partitions", 60, || {
+        log(dir, "d1").contains("adopted")
+    });
+    let port = free_port();
+    let mut hub_process = hub(dir, &key, port, &brokers);
+    let addr = hub_process.addr.clone();
+
+    // Two agents; then a second discoverer joins while two more send.
+    let (a0, a1) = (
+        send(&brokers, "a0", &batches),
+        send(&brokers, "a1", &batches),
+    );
+    sent(a0);
+    sent(a1);
+    let _d2 = Discoverer::start(dir, &brokers, "d2");
+    std::thread::sleep(Duration::from_millis(500));
+    let (a2, a3) = (
+        send(&brokers, "a2", &batches),
+        send(&brokers, "a3", &batches),
+    );
+    sent(a2);
+    sent(a3);
+    wait_until("d2 took partitions", 60, || {
+        log(dir, "d2").contains("adopted")
+    });
+
+    // The hub goes down; d1 is killed mid-stream; agents keep sending.
+    drop(hub_process);
+    let a4 = send(&brokers, "a4", &batches);
+    std::thread::sleep(Duration::from_millis(300));
+    d1.sigkill();
+    sent(a4);
+    sent(send(&brokers, "a5", &batches));
+    // Four agents' batches again (a retry after a lost acknowledgement):
+    // counted twice, a chunk once in its file would cross (18 + 12 > 27).
+    let again: Vec<Child> = ["a0", "a1", "a2", "a3"]
+        .iter()
+        .map(|a| send(&brokers, a, &batches))
+        .collect();
+    again.into_iter().for_each(sent);
+    let mut d1 = Discoverer::start(dir, &brokers, "d1");
+    hub_process = hub(dir, &key, port, &brokers);
+
+    let exact = || published(&addr).is_some_and(|(_, k)| k == expected);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_until("the hub publishes exactly the offline set", 120, exact)
+    }));
+    if outcome.is_err() {
+        let got = published(&addr).map(|(v, k)| (v, k.len()));
+        panic!(
+            "hub has {got:?}, offline {} keys\nd1:\n{}\nd2:\n{}",
+            expected.len(),
+            log(dir, "d1"),
+            log(dir, "d2")
+        );
+    }
+    // And stays there: nothing announced later changes it.
+    let (version, _) = published(&addr).unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(published(&addr).unwrap(), (version, expected.clone()));
+
+    // A graceful stop checkpoints and leaves; nothing was refused.
+    assert!(d1.terminate().success());
+    for name in ["d1", "d2"] {
+        let text = log(dir, name);
+        assert!(!text.contains("slice of counts refused"), "{name}:\n{text}");
+    }
+    drop(hub_process);
+    tansu.kill();
+}
+
+/// The loop on Kafka with the real agent: it judges pages, publishes its
+/// counts to the count topic, a discoverer announces, the hub publishes,
+/// and the agent, following the set, flags the next copy.
+#[test]
+fn an_agent_counting_into_kafka_closes_the_loop() {
+    let Some(tansu) = Tansu::start(&[]) else {
+        return;
+    };
+    let brokers = tansu.brokers();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (key, public) = keygen(dir);
+    let _d = Discoverer::start_at(dir, &brokers, "d", 2);
+    wait_until("the discoverer owns the partitions", 60, || {
+        log(dir, "d").contains("adopted")
+    });
+    let port = free_port();
+    let hub = hub_at(dir, &key, port, &brokers, 2);
+    let home = dir.join("agent");
+    std::fs::create_dir_all(&home).unwrap();
+    let path = daemon::config(&home, None, "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[agent.counts]\nset = \"{SET}\"\nkafka = \"{brokers}\"\ndir = {:?}\ninterval_seconds = 1\n\
+         [labels]\npublic_key_file = {public:?}\n[labels.hub]\nurl = \"http://{}\"\nsets = [\"{SET}\"]\n\
+         cache_dir = {:?}\nwait_seconds = 2\nstart_timeout_seconds = 10\n",
+        home.join("counts"),
+        hub.addr,
+        home.join("cache"),
+    ));
+    std::fs::write(&path, text).unwrap();
+    let agent = daemon::Agent::start(&path);
+
+    // Eight real pages, each on three sites: every chunk seen 3 times (> 2).
+    let pages = daemon::real_pages(9);
+    let mut posted = Vec::new();
+    for (i, html) in pages[..8].iter().enumerate() {
+        for site in 0..3 {
+            let url = format!("http://copier{site}-{i}.example/p");
+            daemon::judge(&agent, &url, html);
+            posted.push((url, html.clone()));
+        }
+    }
+    let expected = offline_set(dir, &key, &posted, 2);
+    wait_until("the hub publishes what one machine finds", 90, || {
+        published(&hub.addr).is_some_and(|(_, k)| k == expected)
+    });
+    let (version, _) = published(&hub.addr).unwrap();
+    wait_until("the agent on the discovered set", 60, || {
+        agent.metric(&format!("crawlsieve_labeled_set_version{{set=\"{SET}\"}}")) >= version as f64
+    });
+    let late = daemon::judge(&agent, "http://late-copier.example/p", &pages[3]);
+    assert_eq!(late["verdict"], "flag", "{late}");
+    let fresh = daemon::judge(&agent, "http://own.example/p", &pages[8]);
+    assert_ne!(fresh["verdict"], "flag", "{fresh}");
+    assert!(agent.metric("crawlsieve_counts_batches_total{outcome=\"shipped\"}") >= 1.0);
+}
+
+/// A small tmpfs mounted for the test, unmounted on drop.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("SKIP: cannot mount a tmpfs here (not root?)");
+        }
+        ok.then(|| Tmpfs(dir.to_path_buf()))
+    }
+
+    /// Fills the file system with one file (removed to free it).
+    fn fill(&self) -> PathBuf {
+        use std::io::Write;
+        let path = self.0.join("filler");
+        let mut f = std::fs::File::create(&path).unwrap();
+        let block = vec![0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+        path
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// A full disk under the agent's counts: counting holds (a clear log line,
+/// `crawlsieve_counts_held` at 1) and drops nothing; once there is room
+/// the batches are cut and shipped, and the set the discoverer and the hub
+/// find is what one machine finds over every page posted.
+#[test]
+fn a_full_disk_under_the_counts_holds_and_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let home = dir.join("agent");
+    let Some(disk) = Tmpfs::mount(&home.join("counts"), "4m") else {
+        return;
+    };
+    let Some(tansu) = Tansu::start(&[]) else {
+        return;
+    };
+    let brokers = tansu.brokers();
+    let (key, _) = keygen(dir);
+    let _d = Discoverer::start_at(dir, &brokers, "d", 2);
+    wait_until("the discoverer owns the partitions", 60, || {
+        log(dir, "d").contains("adopted")
+    });
+    let hub = hub_at(dir, &key, free_port(), &brokers, 2);
+    let path = daemon::config(&home, None, "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[agent.counts]\nset = \"{SET}\"\nkafka = \"{brokers}\"\ndir = {:?}\ninterval_seconds = 1\n",
+        home.join("counts"),
+    ));
+    std::fs::write(&path, text).unwrap();
+    let agent = daemon::Agent::start(&path);
+
+    let filler = disk.fill();
+    let pages = daemon::real_pages(6);
+    let mut posted = Vec::new();
+    for (i, html) in pages.iter().enumerate() {
+        for site in 0..3 {
+            let url = format!("http://copier{site}-{i}.example/p");
+            daemon::judge(&agent, &url, html);
+            posted.push((url, html.clone()));
+        }
+    }
+    wait_until("counting held on the full disk", 30, || {
+        agent.metric("crawlsieve_counts_held") == 1.0
+    });
+    assert_eq!(
+        agent.metric("crawlsieve_counts_batches_total{outcome=\"lost\"}"),
+        0.0
+    );
+    std::fs::remove_file(filler).unwrap();
+    let state = || {
+        (
+            agent.metric("crawlsieve_counts_held"),
+            agent.metric("crawlsieve_counts_batches_total{outcome=\"shipped\"}"),
+            agent.metric("crawlsieve_counts_outbox"),
+        )
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_until("counting goes on once there is room", 60, || {
+            let (held, shipped, outbox) = state();
+            held == 0.0 && shipped >= 1.0 && outbox == 0.0
+        })
+    }));
+    assert!(outcome.is_ok(), "held, shipped, outbox: {:?}", state());
+
+    let expected = offline_set(dir, &key, &posted, 2);
+    assert!(!expected.is_empty());
+    wait_until("the hub publishes exactly the offline set", 90, || {
+        published(&hub.addr).is_some_and(|(_, k)| k == expected)
+    });
+}
