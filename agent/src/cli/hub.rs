@@ -95,6 +95,10 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
     })?;
     let read_token = secret(&a.read_token_file, "CRAWLSIEVE_HUB_READ_TOKEN")?;
     let sets = blind_sets(&a.blind)?;
+    anyhow::ensure!(
+        a.discovered_from.is_none() || !sets.is_empty(),
+        "--discovered-from: name the blind sets the discoverers count (--blind NAME=THRESHOLD)"
+    );
     let stop = if sets.is_empty() {
         None
     } else {
