@@ -105,85 +105,90 @@ impl Metrics {
             handover_partitions: Gauge::default(),
             registry: Registry::default(),
         };
-        registry.register("pages_in", "Pages received", m.pages_in.clone());
+        m.register(&mut registry);
+        Metrics { registry, ..m }
+    }
+
+    /// Names and describes every metric in `registry`.
+    fn register(&self, registry: &mut Registry) {
+        registry.register("pages_in", "Pages received", self.pages_in.clone());
         registry.register(
             "verdicts_out",
             "Verdicts accepted by every sink, by kind",
-            m.verdicts_out.clone(),
+            self.verdicts_out.clone(),
         );
-        registry.register("reasons", "Verdict reasons", m.reasons.clone());
+        registry.register("reasons", "Verdict reasons", self.reasons.clone());
         registry.register(
             "rejected",
             "Pages refused and not acknowledged (the source retries)",
-            m.rejected.clone(),
+            self.rejected.clone(),
         );
         registry.register(
             "sink_failures",
             "Sends that failed and were spooled",
-            m.sink_failures.clone(),
+            self.sink_failures.clone(),
         );
         registry.register(
             "sink_duplicates",
             "Messages the broker recognised as duplicates",
-            m.sink_duplicates.clone(),
+            self.sink_duplicates.clone(),
         );
         registry.register(
             "spool_depth",
             "Verdicts waiting in a sink's spool",
-            m.spool_depth.clone(),
+            self.spool_depth.clone(),
         );
-        registry.register("site_flags", "Site flags emitted", m.site_flags.clone());
+        registry.register("site_flags", "Site flags emitted", self.site_flags.clone());
         registry.register(
             "source_pages",
             "Pages taken by each queue-like source",
-            m.source_pages.clone(),
+            self.source_pages.clone(),
         );
         registry.register(
             "source_restarts",
             "Source runs started again: failed, panicked, stream_closed, stalled",
-            m.source_restarts.clone(),
+            self.source_restarts.clone(),
         );
         registry.register(
             "labeled_set_version",
             "Version of each labeled set in use",
-            m.labeled_set_version.clone(),
+            self.labeled_set_version.clone(),
         );
         registry.register(
             "page_latency_seconds",
             "Arrival to verdict accepted by every sink",
-            m.latency.clone(),
+            self.latency.clone(),
         );
         registry.register(
             "counts_occurrences",
             "Chunk and shingle occurrences counted for the hub",
-            m.counts_occurrences.clone(),
+            self.counts_occurrences.clone(),
         );
         registry.register(
             "counts_batches",
             "Batches of counts: cut, shipped, duplicate, rejected, send_failure, lost (only at a stop with the disk failing)",
-            m.counts_batches.clone(),
+            self.counts_batches.clone(),
         );
         registry.register(
             "counts_outbox",
             "Batches of counts waiting to be shipped",
-            m.counts_outbox.clone(),
+            self.counts_outbox.clone(),
         );
         registry.register(
             "counts_held",
             "1 while counting holds on a failing disk under agent.counts.dir (pages wait; nothing is dropped)",
-            m.counts_held.clone(),
+            self.counts_held.clone(),
         );
         registry.register(
             "neighborhood_handover",
             "Partition neighborhood state: adopted, released, checkpoint, checkpoint_failed, restore_failed, replayed, unowned",
-            m.handover.clone(),
+            self.handover.clone(),
         );
         registry.register(
             "neighborhood_partitions",
             "Partitions whose neighborhood state this agent holds",
-            m.handover_partitions.clone(),
+            self.handover_partitions.clone(),
         );
-        Metrics { registry, ..m }
     }
 
     /// The text exposition.
