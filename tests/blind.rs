@@ -44,7 +44,8 @@ fn hub(dir: &Path, key: &Path, port: u16) -> Hub {
 fn agent(dir: &Path, name: &str, hub: &str, public: Option<&Path>) -> Agent {
     let home = dir.join(name);
     std::fs::create_dir_all(&home).unwrap();
-    let path = config(&home, None, "");
+    // The pages are posted without a token: the test is the crawler, trusted by name.
+    let path = config(&home, None, "trusted_sources = [\"http\"]");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
         "[agent.counts]\nset = \"crawl\"\nhub = \"http://{hub}\"\ntoken_file = {:?}\ndir = {:?}\nagent_id = \"{name}\"\ninterval_seconds = 1\n",
@@ -312,4 +313,205 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
     assert!(a.terminate().success());
     assert!(b.terminate().success());
     drop(hub_process);
+}
+
+/// `labels count` over `pages` (url, html): the count file, as an agent
+/// that judged them would send it.
+fn count_file(dir: &Path, name: &str, pages: &[(String, &String)]) -> Vec<u8> {
+    let jsonl = dir.join(format!("{name}.jsonl"));
+    let mut f = std::fs::File::create(&jsonl).unwrap();
+    for (url, html) in pages {
+        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
+    }
+    drop(f);
+    let out = dir.join(format!("{name}.cscounts"));
+    common::ok(
+        bin()
+            .args(["labels", "count", "-o"])
+            .arg(&out)
+            .arg(&jsonl)
+            .output()
+            .unwrap(),
+    );
+    std::fs::read(out).unwrap()
+}
+
+/// Verdicts of `crawlsieve scan` over `pages` against the set `file`.
+fn scan(dir: &Path, public: &Path, file: &Path, pages: &[(String, &String)]) -> Vec<Value> {
+    let jsonl = dir.join("judge.jsonl");
+    let mut f = std::fs::File::create(&jsonl).unwrap();
+    for (url, html) in pages {
+        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
+    }
+    drop(f);
+    let out = bin()
+        .arg("scan")
+        .arg("--labels")
+        .arg(file)
+        .arg("--set")
+        .arg(format!("labels.public_key_file={}", public.display()))
+        .arg("--set")
+        .arg("neighborhoods.enabled=false")
+        .arg(&jsonl)
+        .output()
+        .unwrap();
+    common::verdicts(&out)
+}
+
+/// A hub for set `crawl` at threshold 4 in `dir/name`; with `cap`, also
+/// `--agent-cap CAP` and a token per agent (`dir/agents.tokens`).
+fn capping_hub(dir: &Path, key: &Path, name: &str, cap: Option<&str>) -> Hub {
+    let home = dir.join(name);
+    std::fs::create_dir_all(&home).unwrap();
+    let count = dir.join("count.token");
+    let tokens = dir.join("agents.tokens");
+    let mut flags = vec![
+        "--blind",
+        "crawl=4",
+        "--discover-every",
+        "0",
+        "--count-token-file",
+    ];
+    flags.push(count.to_str().unwrap());
+    if let Some(cap) = cap {
+        flags.extend([
+            "--agent-cap",
+            cap,
+            "--agent-tokens-file",
+            tokens.to_str().unwrap(),
+        ]);
+    }
+    start_hub_with(&home, key, &dir.join("publish.token"), &flags)
+}
+
+/// The batches of three honest agents (each: the copied page on two sites,
+/// four ordinary pages once) and of a rogue (every ordinary page "seen" on
+/// twenty sites), by agent id.
+fn honest_and_rogue(
+    dir: &Path,
+    copied: &String,
+    ordinary: &[(String, &String)],
+) -> Vec<(String, Vec<u8>)> {
+    let mut batches = Vec::new();
+    for a in 0..3 {
+        let mut seen: Vec<(String, &String)> = (0..2)
+            .map(|s| (format!("http://copier{a}-{s}.example/p"), copied))
+            .collect();
+        seen.extend(ordinary[a * 4..a * 4 + 4].iter().cloned());
+        batches.push((
+            format!("honest{a}"),
+            count_file(dir, &format!("honest{a}"), &seen),
+        ));
+    }
+    let fabricated: Vec<(String, &String)> = (0..20)
+        .flat_map(|k| {
+            ordinary
+                .iter()
+                .map(move |(_, h)| (format!("http://fake{k}.example/p"), *h))
+        })
+        .collect();
+    batches.push(("rogue".to_string(), count_file(dir, "rogue", &fabricated)));
+    batches
+}
+
+/// One agent holding the count token sends fabricated counts: the ordinary
+/// pages three honest agents saw once each, "seen" twenty times more. With
+/// `--agent-cap 2` (threshold 4) the rogue adds at most 2 to any key, so no
+/// ordinary page is flagged, while a page honestly copied on six sites
+/// across the three agents still is; the same counts at a hub without the
+/// cap flag the ordinary pages (the attack the cap stops is real).
+#[test]
+fn one_agent_cannot_push_ordinary_text_over_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let (key, public) = keygen(dir);
+    std::fs::write(dir.join("publish.token"), PUBLISH).unwrap();
+    std::fs::write(dir.join("count.token"), COUNT).unwrap();
+    // Each agent its own token: ids are bound to tokens, so the rogue
+    // cannot send under more names than it holds tokens for.
+    std::fs::write(
+        dir.join("agents.tokens"),
+        "# agent token\nhonest0 t-h0\nhonest1 t-h1\nhonest2 t-h2\nrogue t-rogue\n",
+    )
+    .unwrap();
+    let capped = capping_hub(dir, &key, "capped", Some("2"));
+    let open = capping_hub(dir, &key, "open", None);
+
+    let pages = real_pages(13);
+    let copied = &pages[0];
+    let ordinary: Vec<(String, &String)> = pages[1..]
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (format!("http://own{i}.example/p"), h))
+        .collect();
+    let batches = honest_and_rogue(dir, copied, &ordinary);
+    let rogue = &batches[3].1;
+    // Per-agent tokens: the shared token, another agent's id, or a new id
+    // are all refused.
+    assert_eq!(post_counts(&capped.addr, COUNT, "rogue", "1", rogue).0, 401);
+    assert_eq!(
+        post_counts(&capped.addr, "t-rogue", "honest0", "9", rogue).0,
+        401
+    );
+    assert_eq!(
+        post_counts(&capped.addr, "t-rogue", "rogue-2", "1", rogue).0,
+        401
+    );
+    let mut judged = Vec::new();
+    for (hub, per_agent) in [(&capped, true), (&open, false)] {
+        for (agent, body) in &batches {
+            let token = match (per_agent, agent.strip_prefix("honest")) {
+                (false, _) => COUNT.to_string(),
+                (true, Some(i)) => format!("t-h{i}"),
+                (true, None) => "t-rogue".to_string(),
+            };
+            assert_eq!(post_counts(&hub.addr, &token, agent, "1", body).0, 201);
+        }
+        let found = discover(&hub.addr);
+        assert_eq!(found["merged"].as_u64(), Some(4), "{found}");
+        // The set says who contributed and under which cap.
+        let counts = &found["published"]["counts"];
+        assert!(counts["batches"]["rogue"].is_array(), "{counts}");
+        assert_eq!(
+            counts["agent_cap"].as_u64(),
+            per_agent.then_some(2),
+            "{counts}"
+        );
+        let (status, set) = http(&hub.addr, "GET", "/v1/sets/crawl/full", &[], b"").unwrap();
+        assert_eq!(status, 200);
+        let file = dir.join("crawl.cslab");
+        std::fs::write(&file, set).unwrap();
+        let mut pages = ordinary.clone();
+        pages.push(("http://late-copier.example/p".to_string(), copied));
+        judged.push(scan(dir, &public, &file, &pages));
+    }
+    let flagged = |v: &[Value]| v[..12].iter().filter(|v| v["verdict"] == "flag").count();
+    eprintln!(
+        "ordinary pages flagged: capped {}, open {} of 12",
+        flagged(&judged[0]),
+        flagged(&judged[1])
+    );
+    assert_eq!(flagged(&judged[0]), 0, "capped: no ordinary page flagged");
+    assert_eq!(
+        judged[0][12]["verdict"], "flag",
+        "capped: the real copy still found"
+    );
+    assert!(
+        flagged(&judged[1]) >= 10,
+        "without the cap the rogue's counts flag the ordinary pages: {}",
+        flagged(&judged[1])
+    );
+    // A cap over the threshold bounds nothing: refused at start-up.
+    let out = bin()
+        .args(["hub", "--store"])
+        .arg(dir.join("bad"))
+        .arg("--key")
+        .arg(&key)
+        .arg("--token-file")
+        .arg(dir.join("publish.token"))
+        .args(["--blind", "crawl=4", "--agent-cap", "5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--agent-cap 5"));
 }

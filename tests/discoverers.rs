@@ -332,7 +332,7 @@ fn an_agent_counting_into_kafka_closes_the_loop() {
     let hub = hub_at(dir, &key, port, &brokers, 2);
     let home = dir.join("agent");
     std::fs::create_dir_all(&home).unwrap();
-    let path = daemon::config(&home, None, "");
+    let path = daemon::config(&home, None, "trusted_sources = [\"http\"]");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
         "[agent.counts]\nset = \"{SET}\"\nkafka = \"{brokers}\"\ndir = {:?}\ninterval_seconds = 1\n\
@@ -430,7 +430,7 @@ fn a_full_disk_under_the_counts_holds_and_loses_nothing() {
         log(dir, "d").contains("adopted")
     });
     let hub = hub_at(dir, &key, free_port(), &brokers, 2);
-    let path = daemon::config(&home, None, "");
+    let path = daemon::config(&home, None, "trusted_sources = [\"http\"]");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
         "[agent.counts]\nset = \"{SET}\"\nkafka = \"{brokers}\"\ndir = {:?}\ninterval_seconds = 1\n",

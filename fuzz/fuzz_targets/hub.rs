@@ -11,6 +11,7 @@
 use axum::body::Body;
 use axum::http::Request;
 use axum::Router;
+use crawlsieve_daemon::auth::Token;
 use crawlsieve_daemon::hub::{self, HubConfig};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -37,18 +38,21 @@ fn fixture() -> &'static Fixture {
             listen: "127.0.0.1:0".parse().unwrap(),
             store: store.path().to_path_buf(),
             key: ed25519_dalek::SigningKey::from_bytes(&[7; 32]),
-            publish_token: TOKEN.into(),
+            publish_token: Token::new(TOKEN),
             read_token: None,
             max_upload_bytes: 1 << 20,
             limits: Default::default(),
             // The counts endpoint and on-demand discovery are fuzzed too.
             discovery: hub::blind::Discovery {
                 sets: [("blind".to_string(), 1)].into(),
-                count_token: Some(TOKEN.into()),
+                count_token: Some(Token::new(TOKEN)),
                 stop: None,
                 every: None,
                 kafka: None,
+                agent_cap: None,
+                agent_tokens: None,
             },
+            tls: None,
         })
         .unwrap();
         let f = Fixture {

@@ -9,6 +9,22 @@ use config::{Config, Environment, File, FileFormat};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// Environment variables named `CRAWLSIEVE_…` that are not configuration
+/// keys: the config file's path and the secrets (read where they are used,
+/// never from the layered configuration, so they never appear in it).
+pub const NOT_KEYS: &[&str] = &[
+    "CRAWLSIEVE_CONFIG",
+    "CRAWLSIEVE_HUB_TOKEN",
+    "CRAWLSIEVE_HUB_READ_TOKEN",
+    "CRAWLSIEVE_HUB_COUNT_TOKEN",
+    "CRAWLSIEVE_INGEST_TOKEN",
+    "CRAWLSIEVE_METRICS_TOKEN",
+    "CRAWLSIEVE_NATS_CREDENTIALS",
+    "CRAWLSIEVE_NATS_USER",
+    "CRAWLSIEVE_NATS_PASSWORD",
+    "CRAWLSIEVE_KAFKA_PROPERTIES",
+];
+
 // Each section is its module's own; here they are put together.
 pub use crate::extract::{ExtractSettings, ScorerKind};
 pub use crate::filters::FilterSettings;
@@ -180,8 +196,14 @@ impl Settings {
             }
             b = b.add_source(File::from(path).format(FileFormat::Toml).required(true));
         }
+        // Secrets and the config file's path share the prefix but are not
+        // keys: left out, or the unknown key would stop the start-up.
+        let vars: config::Map<String, String> = std::env::vars()
+            .filter(|(k, _)| k.starts_with("CRAWLSIEVE_") && !NOT_KEYS.contains(&k.as_str()))
+            .collect();
         let environment = LIST_KEYS.iter().fold(
             Environment::with_prefix("CRAWLSIEVE")
+                .source(Some(vars))
                 .prefix_separator("_")
                 .separator("__")
                 .try_parsing(true)

@@ -96,13 +96,29 @@ impl Drop for Slot {
 /// What a connection over the limits hears before it is closed.
 const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 5\r\ncontent-type: text/plain\r\ncontent-length: 21\r\nconnection: close\r\n\r\ntoo many connections\n";
 
-/// Serves `app` on `listener` until `shutdown` resolves.
+/// Serves `app` on `listener` until `shutdown` resolves; HTTPS with `tls`.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    tls: Option<Arc<crate::tls::Certificate>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
+    let acceptor = tls.as_ref().map(|c| c.acceptor());
+    match tls {
+        Some(cert) => {
+            tokio::spawn(cert.watch());
+        }
+        // `systemctl reload` sends SIGHUP whether or not there is a certificate
+        // to read again; its default action would end the process. Tokio keeps
+        // a registered handler for the process's lifetime: the signal is ignored.
+        #[cfg(unix)]
+        None => {
+            let _ = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup());
+        }
+        #[cfg(not(unix))]
+        None => {}
+    }
     let open = Arc::new(Mutex::new(Open::default()));
     let turning_away = Arc::new(AtomicUsize::new(0));
     let mut builder = http1::Builder::new();
@@ -128,10 +144,22 @@ pub async fn serve(
                     continue;
                 };
                 let service = TowerToHyperService::new(app.clone());
-                let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+                let Some(acceptor) = acceptor.clone() else {
+                    let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+                    tokio::spawn(async move {
+                        // A client that goes away or times out is not an error of ours.
+                        let _ = conn.await;
+                        drop(slot);
+                    });
+                    continue;
+                };
+                let watcher = graceful.watcher();
+                let builder = builder.clone();
                 tokio::spawn(async move {
-                    // A client that goes away or times out is not an error of ours.
-                    let _ = conn.await;
+                    let handshake = tokio::time::timeout(HEADER_TIMEOUT, acceptor.accept(stream)).await;
+                    if let Ok(Ok(stream)) = handshake {
+                        let _ = watcher.watch(builder.serve_connection(TokioIo::new(stream), service)).await;
+                    }
                     drop(slot);
                 });
             }

@@ -1,7 +1,71 @@
-//! What every Kafka client here asks the brokers.
+//! What every Kafka client here asks the brokers, and how it authenticates.
+//!
+//! Kafka sources, sinks, count producers, discoverers and the hub's
+//! announcement reader rely on the brokers' own authentication: every client
+//! is made by [`client`], which adds the librdkafka properties of the file
+//! `CRAWLSIEVE_KAFKA_PROPERTIES` names (one `key=value` a line, `#`
+//! comments: `security.protocol=sasl_plaintext`, `sasl.mechanisms=PLAIN`,
+//! `sasl.username=…`, `sasl.password=…`). The file holds a secret, so it is
+//! checked like a token file (others may not write it; a warning when they
+//! can read it), and its values never reach a log line.
 
 use rdkafka::consumer::{Consumer, ConsumerContext};
+use rdkafka::ClientConfig;
+use std::sync::OnceLock;
 use std::time::Duration;
+
+/// The environment variable naming the properties file.
+pub const PROPERTIES_ENV: &str = "CRAWLSIEVE_KAFKA_PROPERTIES";
+
+/// The properties file, read once per process.
+fn properties() -> anyhow::Result<&'static [(String, String)]> {
+    static READ: OnceLock<Result<Vec<(String, String)>, String>> = OnceLock::new();
+    READ.get_or_init(|| {
+        let Some(path) = std::env::var_os(PROPERTIES_ENV) else {
+            return Ok(Vec::new());
+        };
+        let path = std::path::PathBuf::from(path);
+        read_properties(&path).map_err(|e| format!("{PROPERTIES_ENV}: {e:#}"))
+    })
+    .as_deref()
+    .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn read_properties(path: &std::path::Path) -> anyhow::Result<Vec<(String, String)>> {
+    crawlsieve_core::labels::keys::check_private_file(path, "Kafka properties file")?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        // Only the key and the line number in errors: the value may be a password.
+        let (k, v) = line.split_once('=').ok_or_else(|| {
+            anyhow::anyhow!("{} line {}: expected key=value", path.display(), n + 1)
+        })?;
+        let k = k.trim();
+        anyhow::ensure!(
+            k != "bootstrap.servers",
+            "{} line {}: the brokers come from the configuration, not from here",
+            path.display(),
+            n + 1
+        );
+        out.push((k.to_string(), v.trim().to_string()));
+    }
+    Ok(out)
+}
+
+/// A client configuration for `brokers`, with the operator's properties.
+pub fn client(brokers: &str) -> anyhow::Result<ClientConfig> {
+    let mut c = ClientConfig::new();
+    c.set("bootstrap.servers", brokers);
+    for (k, v) in properties()? {
+        c.set(k, v);
+    }
+    Ok(c)
+}
 
 /// The partitions of `topic` (none when it does not exist, or not yet).
 pub fn partition_ids<C: ConsumerContext>(
@@ -15,4 +79,37 @@ pub fn partition_ids<C: ConsumerContext>(
         .filter(|t| t.name() == topic && t.error().is_none())
         .flat_map(|t| t.partitions().iter().map(|p| p.id()))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_properties;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn properties_are_read_and_their_values_never_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kafka.properties");
+        let write = |text: &str, mode: u32| {
+            std::fs::write(&p, text).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write(
+            "# SASL\nsecurity.protocol=sasl_plaintext\nsasl.password = s3cret=x\n",
+            0o600,
+        );
+        let got = read_properties(&p).unwrap();
+        assert_eq!(got[1], ("sasl.password".into(), "s3cret=x".into()));
+        write("sasl.password s3cret\n", 0o600);
+        let e = format!("{:#}", read_properties(&p).unwrap_err());
+        assert!(e.contains("line 1") && !e.contains("s3cret"), "{e}");
+        write("bootstrap.servers=elsewhere:9092\n", 0o600);
+        assert!(read_properties(&p).is_err());
+        write("sasl.password=s3cret\n", 0o666);
+        let e = format!("{:#}", read_properties(&p).unwrap_err());
+        assert!(
+            e.contains("others can write") && !e.contains("s3cret"),
+            "{e}"
+        );
+    }
 }

@@ -18,9 +18,12 @@
 //! and synchronous, run on worker threads.
 
 pub mod agent;
+pub mod auth;
 pub mod discoverer;
 pub mod http;
 pub mod hub;
 pub mod kafka;
+pub mod nats;
 pub mod shutdown;
 pub mod sinks;
+pub mod tls;

@@ -16,6 +16,7 @@ pub fn run(a: AgentArgs) -> anyhow::Result<i32> {
     let settings = a.config.load(&[])?;
     let overrides = a.config.overrides()?;
     let agent = AgentSettings::load(a.config.config.as_deref(), &super::pairs(&overrides))?;
+    let scheme = if agent.tls.is_some() { "https" } else { "http" };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(a.io_threads.max(1))
         .enable_all()
@@ -23,7 +24,7 @@ pub fn run(a: AgentArgs) -> anyhow::Result<i32> {
     rt.block_on(crawlsieve_daemon::agent::run(
         settings,
         agent,
-        |addr| eprintln!("agent listening on http://{addr}"),
+        |addr| eprintln!("agent listening on {scheme}://{addr}"),
         crawlsieve_daemon::shutdown::signal(),
     ))?;
     Ok(0)

@@ -3,15 +3,25 @@
 use super::ConfigArgs;
 use crawlsieve_core::fingerprints::stopchunks::StopChunks;
 use crawlsieve_core::labels::keys;
+use crawlsieve_daemon::auth::Token;
 use crawlsieve_daemon::hub::{self, blind::Discovery, HubConfig};
+use crawlsieve_daemon::tls::TlsFiles;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct HubArgs {
-    /// Address to listen on (loopback by default; put a TLS proxy in front for remote agents).
+    /// Address to listen on (loopback by default; give --tls-cert and --tls-key
+    /// before listening where remote agents reach it).
     #[arg(long, default_value = "127.0.0.1:7600")]
     listen: SocketAddr,
+    /// Serve HTTPS: the certificate chain (PEM). Read again on SIGHUP and
+    /// when the file changes.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// Serve HTTPS: the certificate's private key (PEM; others may not write it).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Directory holding every version of every set.
     #[arg(long)]
     store: PathBuf,
@@ -46,6 +56,17 @@ pub struct HubArgs {
     /// announces on `crawlsieve.discovered.NAME` and takes no counts itself.
     #[arg(long, value_name = "BROKERS")]
     discovered_from: Option<String>,
+    /// One agent adds at most N to a key's count in a blind set (the hub
+    /// keeps each agent's total): a key crosses the threshold only with
+    /// more than THRESHOLD / N agents' evidence, so an agent sending
+    /// fabricated counts cannot push ordinary text over it alone.
+    #[arg(long, value_name = "N")]
+    agent_cap: Option<u64>,
+    /// A token per agent: lines `AGENT_ID TOKEN` (others may not write the
+    /// file). An agent then sends counts with its own token under its own
+    /// id only; the shared count token is not accepted.
+    #[arg(long, value_name = "FILE")]
+    agent_tokens_file: Option<PathBuf>,
     /// File holding the token agents send counts with (else
     /// CRAWLSIEVE_HUB_COUNT_TOKEN; unset: the publish token).
     #[arg(long)]
@@ -74,11 +95,50 @@ fn blind_sets(flags: &[String]) -> anyhow::Result<std::collections::BTreeMap<Str
     Ok(sets)
 }
 
-fn secret(file: &Option<PathBuf>, env: &str) -> anyhow::Result<Option<String>> {
-    match file {
-        Some(p) => Ok(Some(keys::read_secret(p)?)),
-        None => Ok(std::env::var(env).ok().filter(|t| !t.trim().is_empty())),
+fn secret(file: &Option<PathBuf>, env: &str) -> anyhow::Result<Option<Token>> {
+    Token::from_file_or_env(file.as_deref(), env)
+}
+
+/// `--agent-tokens-file`: `AGENT_ID TOKEN` a line (`#` comments); errors
+/// name the line, never a token.
+fn agent_tokens(
+    path: &std::path::Path,
+) -> anyhow::Result<std::collections::BTreeMap<String, Token>> {
+    keys::check_private_file(path, "--agent-tokens-file")?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("--agent-tokens-file {}: {e}", path.display()))?;
+    let mut tokens = std::collections::BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let (Some(agent), Some(token), None) = (parts.next(), parts.next(), parts.next()) else {
+            anyhow::bail!(
+                "--agent-tokens-file line {}: expected `AGENT_ID TOKEN`",
+                n + 1
+            );
+        };
+        anyhow::ensure!(
+            crawlsieve_core::labels::protocol::valid_agent_id(agent),
+            "--agent-tokens-file line {}: `{agent}` is not an agent id (1-64 of A-Z a-z 0-9 . _ -)",
+            n + 1
+        );
+        anyhow::ensure!(
+            tokens
+                .insert(agent.to_string(), Token::new(token))
+                .is_none(),
+            "--agent-tokens-file line {}: agent `{agent}` given twice",
+            n + 1
+        );
     }
+    anyhow::ensure!(
+        !tokens.is_empty(),
+        "--agent-tokens-file {}: no agent in it",
+        path.display()
+    );
+    Ok(tokens)
 }
 
 pub fn run(a: HubArgs) -> anyhow::Result<i32> {
@@ -115,6 +175,12 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         stop,
         every: (a.discover_every > 0).then(|| std::time::Duration::from_secs(a.discover_every)),
         kafka: a.discovered_from,
+        agent_cap: a.agent_cap,
+        agent_tokens: a
+            .agent_tokens_file
+            .as_deref()
+            .map(agent_tokens)
+            .transpose()?,
     };
     let config = HubConfig {
         listen: a.listen,
@@ -128,6 +194,12 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
             max_per_client: a.max_connections_per_client,
         },
         discovery,
+        tls: TlsFiles::pair(a.tls_cert, a.tls_key, ("--tls-cert", "--tls-key"))?,
+    };
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -135,7 +207,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         .build()?;
     rt.block_on(hub::serve(
         config,
-        |addr| eprintln!("hub listening on http://{addr}"),
+        |addr| eprintln!("hub listening on {scheme}://{addr}"),
         crawlsieve_daemon::shutdown::signal(),
     ))?;
     Ok(0)

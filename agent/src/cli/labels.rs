@@ -155,6 +155,10 @@ pub struct PublishArgs {
     /// File holding the publish token (else CRAWLSIEVE_HUB_TOKEN).
     #[arg(long)]
     token_file: Option<PathBuf>,
+    /// With an https:// hub: trust only the certificates in this PEM file
+    /// (a private CA, a self-signed hub); else the system's roots.
+    #[arg(long)]
+    ca_file: Option<PathBuf>,
     file: PathBuf,
 }
 
@@ -353,7 +357,13 @@ fn publish(a: PublishArgs) -> anyhow::Result<i32> {
         })?,
     };
     let body = std::fs::read(&a.file).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
-    let text = crawlsieve_daemon::hub::publish::publish(&a.hub, &a.name, &token, body)?;
+    let text = crawlsieve_daemon::hub::publish::publish(
+        &a.hub,
+        &a.name,
+        &token,
+        a.ca_file.as_deref(),
+        body,
+    )?;
     writeln!(std::io::stdout(), "{text}")?;
     Ok(0)
 }

@@ -401,6 +401,17 @@ impl CountReader {
 
 /// Merges count files by addition into `output`. Returns the distinct chunks.
 pub fn merge(inputs: &[PathBuf], output: &Path) -> anyhow::Result<u64> {
+    merge_capped(inputs, output, None)
+}
+
+/// [`merge`], each input adding at most `cap` to a key's count (and no more
+/// sites than that): the hub's sum over its agents' totals, where no one
+/// agent may move a key by more than the cap (`totals`).
+pub fn merge_capped(inputs: &[PathBuf], output: &Path, cap: Option<u64>) -> anyhow::Result<u64> {
+    let capped = |count: u64, sites: u64| match cap {
+        Some(cap) => (count.min(cap), sites.min(cap)),
+        None => (count, sites),
+    };
     let mut readers = Vec::new();
     let mut min_chars = None;
     for p in inputs {
@@ -420,7 +431,8 @@ pub fn merge(inputs: &[PathBuf], output: &Path) -> anyhow::Result<u64> {
     let mut heap = BinaryHeap::new();
     for (i, r) in readers.iter_mut().enumerate() {
         if let Some(c) = r.next_count()? {
-            heap.push(Reverse((c.hash, c.count, c.sites, i)));
+            let (count, sites) = capped(c.count, c.sites);
+            heap.push(Reverse((c.hash, count, sites, i)));
         }
     }
     let mut current: Option<Count> = None;
@@ -439,7 +451,8 @@ pub fn merge(inputs: &[PathBuf], output: &Path) -> anyhow::Result<u64> {
             }
         }
         if let Some(c) = readers[i].next_count()? {
-            heap.push(Reverse((c.hash, c.count, c.sites, i)));
+            let (count, sites) = capped(c.count, c.sites);
+            heap.push(Reverse((c.hash, count, sites, i)));
         }
     }
     if let Some(c) = current {

@@ -60,6 +60,10 @@ pub struct HubFollowSettings {
     /// (else the `CRAWLSIEVE_HUB_READ_TOKEN` environment variable, if set).
     #[serde(default)]
     pub token_file: Option<PathBuf>,
+    /// With an https:// hub: trust only the certificates in this PEM file (a
+    /// private CA, a self-signed hub); unset: the system's roots.
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
     /// Where the current version of each set is kept (deltas apply to it;
     /// a restart starts from it). Default: `crawlsieve-labels` in the temp directory.
     #[serde(default)]

@@ -49,8 +49,42 @@ fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
+/// Checks who else may touch a secret (a key or token file) before it is
+/// read. A file others can write is refused: whoever can replace the hub's
+/// key or a token owns what it guards. A file others can only read is used,
+/// with a warning: container runtimes mount secrets world-readable (0444)
+/// inside a container only its own process reaches, so refusing would break
+/// them, but on a shared machine it is a leak the operator should hear of.
+pub fn check_private_file(path: &Path, what: &str) -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map_err(|e| anyhow::anyhow!("{what} {}: {e}", path.display()))?
+            .permissions()
+            .mode();
+        anyhow::ensure!(
+            mode & 0o022 == 0,
+            "{what} {}: others can write it (mode {:o}); refusing it (chmod 600)",
+            path.display(),
+            mode & 0o777
+        );
+        if mode & 0o044 != 0 {
+            tracing::warn!(
+                file = %path.display(),
+                mode = format!("{:o}", mode & 0o777),
+                "{what} is readable by others (chmod 600)"
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, what);
+    Ok(())
+}
+
 /// Reads a private key file.
 pub fn read_signing(path: &Path) -> anyhow::Result<SigningKey> {
+    check_private_file(path, "key file")?;
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))?;
     let seed =
@@ -80,6 +114,7 @@ fn parse32(text: &str) -> anyhow::Result<[u8; 32]> {
 
 /// Reads a secret (bearer token) from a file, trimmed; an empty one is an error.
 pub fn read_secret(path: &Path) -> anyhow::Result<String> {
+    check_private_file(path, "token file")?;
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("token file {}: {e}", path.display()))?;
     let token = text.trim().to_string();
@@ -99,6 +134,27 @@ mod tests {
         assert_eq!(read_signing(&path).unwrap().verifying_key(), public);
         assert_eq!(read_public(&public_path(&path)).unwrap(), public);
         assert!(generate(&path).is_err(), "never overwrites");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let token = dir.path().join("token");
+            std::fs::write(&token, "s3cret\n").unwrap();
+            std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(
+                read_secret(&token).unwrap(),
+                "s3cret",
+                "readable by others: a warning"
+            );
+            std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o662)).unwrap();
+            let e = read_secret(&token).unwrap_err().to_string();
+            assert!(
+                e.contains("others can write it") && !e.contains("s3cret"),
+                "{e}"
+            );
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o620)).unwrap();
+            assert!(read_signing(&path).is_err(), "a key the group can write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

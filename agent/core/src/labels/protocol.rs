@@ -102,6 +102,9 @@ pub struct CountsInfo {
     pub distinct: u64,
     /// Kept: seen more than this many times, not stop chunks.
     pub threshold: u64,
+    /// One agent added at most this much to a key's count (`hub --agent-cap`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_cap: Option<u64>,
 }
 
 /// The hub's answer to a batch of counts.

@@ -28,6 +28,65 @@ pub struct AgentSettings {
     /// hub, which discovers a blind set from every agent's counts.
     #[serde(default)]
     pub counts: Option<CountsSettings>,
+    /// A file holding the bearer token `POST /v1/pages` requires (else
+    /// `CRAWLSIEVE_INGEST_TOKEN`; neither: ingest is open to whoever reaches
+    /// the listener, and its pages feed no neighborhood and no count).
+    #[serde(default)]
+    pub ingest_token_file: Option<PathBuf>,
+    /// A file holding the bearer token `/metrics` requires (else
+    /// `CRAWLSIEVE_METRICS_TOKEN`; neither: open, like `/healthz` always is).
+    #[serde(default)]
+    pub metrics_token_file: Option<PathBuf>,
+    /// Serve HTTPS on `listen` with this certificate and key.
+    #[serde(default)]
+    pub tls: Option<TlsSettings>,
+    /// Which sources' pages count in neighborhoods (site flags) and in the
+    /// counts sent for blind sets: `http`, `nats`, `kafka`, `warc_dir`.
+    /// Default: every source but an `http` one without an ingest token, so
+    /// that whoever can post to the agent cannot flag a site or move a count.
+    #[serde(default)]
+    pub trusted_sources: Option<Vec<SourceKind>>,
+}
+
+/// `[agent.tls]`: the HTTPS certificate and key (PEM), read again on `SIGHUP`
+/// and when either file changes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSettings {
+    pub cert_file: PathBuf,
+    pub key_file: PathBuf,
+}
+
+/// A kind of source, as `agent.trusted_sources` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    Http,
+    Nats,
+    Kafka,
+    WarcDir,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Http => "http",
+            SourceKind::Nats => "nats",
+            SourceKind::Kafka => "kafka",
+            SourceKind::WarcDir => "warc_dir",
+        }
+    }
+}
+
+impl SourceConfig {
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            SourceConfig::Http {} => SourceKind::Http,
+            SourceConfig::Nats { .. } => SourceKind::Nats,
+            SourceConfig::Kafka { .. } => SourceKind::Kafka,
+            SourceConfig::WarcDir { .. } => SourceKind::WarcDir,
+        }
+    }
 }
 
 impl AgentSettings {
@@ -54,7 +113,35 @@ impl AgentSettings {
             !agent.sources.is_empty(),
             "configuration: key `agent.sources`: declare at least one source"
         );
+        for kind in agent.trusted_sources.iter().flatten() {
+            anyhow::ensure!(
+                agent.sources.iter().any(|s| s.kind() == *kind),
+                "configuration: key `agent.trusted_sources`: `{}` is not among agent.sources",
+                kind.as_str()
+            );
+        }
         Ok(agent)
+    }
+}
+
+impl AgentSettings {
+    /// The sources whose pages may feed neighborhoods and counts: the
+    /// configured `trusted_sources`, else every declared source but an
+    /// `http` one whose ingest has no token.
+    pub fn trusted(&self, ingest_authenticated: bool) -> Vec<SourceKind> {
+        if let Some(listed) = &self.trusted_sources {
+            if listed.contains(&SourceKind::Http) && !ingest_authenticated {
+                tracing::warn!(
+                    "agent.trusted_sources lists `http` but ingest has no token: \
+                     whoever reaches agent.listen can flag sites and move counts"
+                );
+            }
+            return listed.clone();
+        }
+        let mut kinds: Vec<SourceKind> = self.sources.iter().map(SourceConfig::kind).collect();
+        kinds.retain(|k| *k != SourceKind::Http || ingest_authenticated);
+        kinds.dedup();
+        kinds
     }
 }
 
@@ -74,6 +161,10 @@ pub struct CountsSettings {
     /// A file holding the count token (else `CRAWLSIEVE_HUB_COUNT_TOKEN`).
     #[serde(default)]
     pub token_file: Option<PathBuf>,
+    /// With an https:// hub: trust only the certificates in this PEM file
+    /// (default: `labels.hub.ca_file`, else the system's roots).
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
     /// Batches waiting for the hub, the spill of the counter, the agent id.
     #[serde(default = "default_counts_dir")]
     pub dir: PathBuf,

@@ -32,8 +32,14 @@ impl Token for Place {
     }
 }
 
-/// Judges one page and delivers its verdict, waiting while the agent is saturated.
-pub async fn judge_and_deliver(agent: &Agent, mut input: Input, place: Option<&Place>) -> Verdict {
+/// Judges one page and delivers its verdict, waiting while the agent is
+/// saturated. `trusted`: the page counts in neighborhoods and counts.
+pub async fn judge_and_deliver(
+    agent: &Agent,
+    mut input: Input,
+    place: Option<&Place>,
+    trusted: bool,
+) -> Verdict {
     let mut pause = Duration::from_millis(5);
     let rx = loop {
         if agent.spool_full() {
@@ -55,7 +61,7 @@ pub async fn judge_and_deliver(agent: &Agent, mut input: Input, place: Option<&P
         .await
         .expect("pipeline workers run for the process's lifetime");
     let mut pause = Duration::from_millis(100);
-    while let Err(e) = agent.deliver(&verdict, place).await {
+    while let Err(e) = agent.deliver(&verdict, place, trusted).await {
         tracing::warn!(error = %e, id = %verdict.id, "verdict not accepted; retrying");
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(5));
@@ -67,18 +73,30 @@ pub async fn judge_and_deliver(agent: &Agent, mut input: Input, place: Option<&P
     verdict
 }
 
+/// How a source feeds the agent: pages in flight at most, the counter of
+/// pages taken, and whether its pages may feed neighborhoods and counts.
+pub struct Feed<'a> {
+    pub window: usize,
+    pub taken: &'a Counter,
+    pub trusted: bool,
+}
+
 /// Drives a stream of `(page, ack token)` through the agent with `window`
 /// pages in flight; `ack` runs, in arrival order, once the page's verdict is
-/// delivered; `taken` counts the pages taken. Stops taking new pages when `stop` resolves (or the stream
-/// ends), and finishes those in flight.
+/// delivered; `taken` counts the pages taken. Stops taking new pages when
+/// `stop` resolves (or the stream ends), and finishes those in flight.
 pub async fn drive<A: Token>(
     agent: &Agent,
-    window: usize,
+    feed: Feed<'_>,
     mut pages: impl Stream<Item = (Input, A)> + Unpin,
-    taken: &Counter,
     mut ack: impl FnMut(A),
     stop: impl Future<Output = ()>,
 ) {
+    let Feed {
+        window,
+        taken,
+        trusted,
+    } = feed;
     tokio::pin!(stop);
     let mut in_flight = FuturesOrdered::new();
     let mut stopping = false;
@@ -90,7 +108,7 @@ pub async fn drive<A: Token>(
                 Some((input, token)) => {
                     taken.inc();
                     in_flight.push_back(async move {
-                        judge_and_deliver(agent, input, token.place()).await;
+                        judge_and_deliver(agent, input, token.place(), trusted).await;
                         token
                     });
                 }

@@ -9,6 +9,7 @@
 //! reason is logged and counted, and the follower retries with backoff
 //! (a failed delta falls back to the full file).
 
+use crate::auth::Token;
 use crawlsieve_core::labels::file::SetFile;
 use crawlsieve_core::labels::protocol::SetInfo;
 use crawlsieve_core::labels::{delta, LabeledSet, LabelsHandle};
@@ -41,7 +42,7 @@ pub struct Follower {
 struct Ctx {
     client: reqwest::Client,
     base: String,
-    token: Option<String>,
+    token: Option<Token>,
     public: VerifyingKey,
     cache: PathBuf,
     labels: LabelsHandle,
@@ -57,20 +58,17 @@ pub fn start(
     public: VerifyingKey,
     labels: LabelsHandle,
 ) -> anyhow::Result<Follower> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let token = match &settings.token_file {
-        Some(path) => Some(crawlsieve_core::labels::keys::read_secret(path)?),
-        None => std::env::var("CRAWLSIEVE_HUB_READ_TOKEN")
-            .ok()
-            .filter(|t| !t.trim().is_empty()),
-    };
+    let token =
+        Token::from_file_or_env(settings.token_file.as_deref(), "CRAWLSIEVE_HUB_READ_TOKEN")
+            .map_err(|e| anyhow::anyhow!("labels.hub.token_file: {e}"))?;
     let cache = settings
         .cache_dir
         .clone()
         .unwrap_or_else(|| std::env::temp_dir().join("crawlsieve-labels"));
     std::fs::create_dir_all(&cache)
         .map_err(|e| anyhow::anyhow!("labels.hub.cache_dir {}: {e}", cache.display()))?;
-    let client = reqwest::Client::builder()
+    let client = crate::tls::client(settings.ca_file.as_deref())
+        .map_err(|e| anyhow::anyhow!("labels.hub.ca_file: {e}"))?
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(settings.wait_seconds + 60))
         .build()?;
@@ -135,7 +133,7 @@ impl Ctx {
     async fn get(&self, path: &str) -> anyhow::Result<reqwest::Response> {
         let mut req = self.client.get(format!("{}{path}", self.base));
         if let Some(t) = &self.token {
-            req = req.bearer_auth(t);
+            req = req.bearer_auth(t.secret());
         }
         let resp = req.send().await?;
         Ok(resp)

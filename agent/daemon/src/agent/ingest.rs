@@ -12,26 +12,88 @@
 //! spool is full (retry later: nothing was taken); `400` for a request that
 //! is not a page (no URL). A malformed envelope is a page with an `error`
 //! verdict, like any broken input.
+//!
+//! The doors ([`Doors`]): with an ingest token, `POST /v1/pages` answers
+//! `401` to a request without it before reading the body; with a metrics
+//! token, so does `/metrics`; `/healthz` is always open (it tells nothing
+//! but that the process is up). Pages posted without a token feed no
+//! neighborhood and no count unless `agent.trusted_sources` says so.
 
+use super::config::{AgentSettings, SourceKind};
 use super::Agent;
+use crate::auth::{Guard, Token};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use crawlsieve_core::input::page::{Input, Origin, Page};
 use crawlsieve_core::input::sources::jsonl::{json_url, page_from_json};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub fn router(agent: Arc<Agent>, ingest: bool) -> Router {
+/// Who may use the agent's listener, and over what.
+#[derive(Debug, Default)]
+pub struct Doors {
+    /// `POST /v1/pages` needs this bearer token.
+    pub ingest: Option<Token>,
+    /// `/metrics` needs this bearer token.
+    pub metrics: Option<Token>,
+    /// HTTPS with this certificate.
+    pub tls: Option<Arc<crate::tls::Certificate>>,
+}
+
+impl Doors {
+    /// The tokens and certificate `[agent]` names, each read and checked
+    /// now: a missing or unsafe file fails at start-up, naming its key.
+    pub fn from_settings(s: &AgentSettings) -> anyhow::Result<Doors> {
+        let ingest =
+            Token::from_file_or_env(s.ingest_token_file.as_deref(), "CRAWLSIEVE_INGEST_TOKEN")
+                .map_err(|e| anyhow::anyhow!("agent.ingest_token_file: {e}"))?;
+        let metrics =
+            Token::from_file_or_env(s.metrics_token_file.as_deref(), "CRAWLSIEVE_METRICS_TOKEN")
+                .map_err(|e| anyhow::anyhow!("agent.metrics_token_file: {e}"))?;
+        let tls = match &s.tls {
+            Some(t) => Some(
+                crate::tls::Certificate::load(crate::tls::TlsFiles {
+                    cert: t.cert_file.clone(),
+                    key: t.key_file.clone(),
+                })
+                .map_err(|e| anyhow::anyhow!("agent.tls: {e}"))?,
+            ),
+            None => None,
+        };
+        Ok(Doors {
+            ingest,
+            metrics,
+            tls,
+        })
+    }
+}
+
+/// A route behind `token`, when there is one.
+fn guarded(
+    route: MethodRouter<Arc<Agent>>,
+    token: Option<Token>,
+    what: &'static str,
+) -> MethodRouter<Arc<Agent>> {
+    match token {
+        Some(token) => route.route_layer(axum::middleware::from_fn_with_state(
+            Guard { token, what },
+            crate::auth::require,
+        )),
+        None => route,
+    }
+}
+
+pub fn router(agent: Arc<Agent>, ingest: bool, doors: Doors) -> Router {
     let limit = agent.max_page_bytes.saturating_mul(2).max(1 << 20);
     let mut r = Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
-        .route("/metrics", get(metrics));
+        .route("/metrics", guarded(get(metrics), doors.metrics, "metrics"));
     if ingest {
-        r = r.route("/v1/pages", post(pages));
+        r = r.route("/v1/pages", guarded(post(pages), doors.ingest, "ingest"));
     }
     r.layer(DefaultBodyLimit::max(limit)).with_state(agent)
 }
@@ -128,7 +190,10 @@ async fn pages(State(agent): State<Arc<Agent>>, headers: HeaderMap, body: Bytes)
         Ok(v) => v,
         Err(_) => return refuse(&agent, "worker_stopped", 1),
     };
-    if let Err(e) = agent.deliver(&verdict, None).await {
+    if let Err(e) = agent
+        .deliver(&verdict, None, agent.trusts(SourceKind::Http))
+        .await
+    {
         tracing::warn!(error = %e, id = %verdict.id, "verdict not accepted by every sink");
         return refuse(&agent, "sink_unavailable", 5);
     }

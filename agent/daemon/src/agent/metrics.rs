@@ -60,6 +60,9 @@ pub struct Metrics {
     pub sink_duplicates: Family<SinkLabel, Counter>,
     pub spool_depth: Family<SinkLabel, Gauge>,
     pub site_flags: Counter,
+    /// Verdicts of pages from sources not in `agent.trusted_sources`: they
+    /// fed no neighborhood and no count.
+    pub untrusted: Counter,
     /// Pages each queue-like source took (`nats-0`, `kafka-1`, `warc_dir-2`).
     pub source_pages: Family<SourceLabel, Counter>,
     /// Source runs that ended and were started again, and why.
@@ -93,6 +96,7 @@ impl Metrics {
             sink_duplicates: Family::default(),
             spool_depth: Family::default(),
             site_flags: Counter::default(),
+            untrusted: Counter::default(),
             source_pages: Family::default(),
             source_restarts: Family::default(),
             labeled_set_version: Family::default(),
@@ -139,6 +143,11 @@ impl Metrics {
             self.spool_depth.clone(),
         );
         registry.register("site_flags", "Site flags emitted", self.site_flags.clone());
+        registry.register(
+            "untrusted_pages",
+            "Verdicts of pages from sources that may not feed neighborhoods or counts",
+            self.untrusted.clone(),
+        );
         registry.register(
             "source_pages",
             "Pages taken by each queue-like source",

@@ -55,6 +55,9 @@ pub struct Agent {
     pub max_page_bytes: usize,
     /// Counting the pages judged for the hub (`[agent.counts]`).
     pub counts: Option<counts::Counting>,
+    /// The sources whose pages count in neighborhoods and counts
+    /// (`agent.trusted_sources`, resolved).
+    pub trusted: Vec<config::SourceKind>,
 }
 
 impl Agent {
@@ -79,10 +82,22 @@ impl Agent {
         Ok(())
     }
 
+    /// Whether pages from `kind` sources count in neighborhoods and counts.
+    pub fn trusts(&self, kind: config::SourceKind) -> bool {
+        self.trusted.contains(&kind)
+    }
+
     /// Sends a verdict to every sink; Ok means every sink accepted it. `place`:
     /// where the page sits in a partitioned source (its neighborhoods are the
-    /// partition's).
-    pub async fn deliver(&self, v: &Verdict, place: Option<&Place>) -> anyhow::Result<()> {
+    /// partition's). `trusted`: its source may feed neighborhoods and counts
+    /// (a site's flag rests on pages the crawler fetched, not on anything
+    /// posted to the agent); an untrusted page gets its verdict and no more.
+    pub async fn deliver(
+        &self,
+        v: &Verdict,
+        place: Option<&Place>,
+        trusted: bool,
+    ) -> anyhow::Result<()> {
         let payload = serde_json::to_vec(v)?;
         self.send_all(v.site.as_deref().unwrap_or(""), &v.id, &payload)
             .await?;
@@ -99,6 +114,10 @@ impl Agent {
                     reason: r.as_str().to_string(),
                 })
                 .inc();
+        }
+        if !trusted {
+            self.metrics.untrusted.inc();
+            return Ok(());
         }
         if let Some(t) = &self.tracker {
             let flags = {

@@ -4,7 +4,8 @@
 //! shutdown, and stopped in the order that loses nothing: sources first,
 //! then the server, then the outputs flushed.
 
-use super::config::{AgentSettings, SinkConfig, SourceConfig};
+use super::config::{AgentSettings, SinkConfig, SourceConfig, SourceKind};
+use super::ingest::Doors;
 use super::{counts, ingest, pool, sources, Agent, Output};
 use crate::sinks::kafka::KafkaSink;
 use crate::sinks::nats::NatsSink;
@@ -33,6 +34,21 @@ pub async fn run(
     let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(std::sync::Mutex::new);
     let (pipeline, counts, _follower) = judging(settings, &agent_settings).await?;
     let outputs = outputs(&agent_settings).await?;
+    let doors = Doors::from_settings(&agent_settings)?;
+    let trusted = agent_settings.trusted(doors.ingest.is_some());
+    let http_source = agent_settings
+        .sources
+        .iter()
+        .any(|s| s.kind() == SourceKind::Http);
+    if http_source
+        && !trusted.contains(&SourceKind::Http)
+        && (tracker.is_some() || counts.is_some())
+    {
+        tracing::warn!(
+            "pages posted to /v1/pages feed no neighborhood and no count: give ingest a token \
+             (agent.ingest_token_file) or list it in agent.trusted_sources"
+        );
+    }
     let agent = Arc::new(Agent {
         pool: pool::Pool::new(pipeline.clone(), workers, agent_settings.queue)?,
         outputs,
@@ -41,10 +57,11 @@ pub async fn run(
         pipeline,
         max_page_bytes,
         counts,
+        trusted,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut queue_sources = queue_sources(&agent, &agent_settings, &stop_rx)?;
-    let server = http_server(&agent, &agent_settings, stop_rx, workers, bound).await?;
+    let server = http_server(&agent, &agent_settings, doors, stop_rx, workers, bound).await?;
     shutdown.await;
     let _ = stop_tx.send(true);
     // Sources stop taking pages and finish those in flight; so do HTTP requests.
@@ -90,8 +107,7 @@ async fn judging(
     let counts = match &agent_settings.counts {
         Some(c) => {
             pipeline.count_occurrences(true);
-            let hub_url = hub.as_ref().map(|h| h.url.as_str());
-            Some(counts::Counting::start(c, hub_url, min_chars)?)
+            Some(counts::Counting::start(c, hub.as_ref(), min_chars)?)
         }
         None => None,
     };
@@ -198,7 +214,9 @@ fn queue_sources(
             );
             Ok(Duration::from_millis(ms))
         };
-        let run = |kind: &str| sources::run_for(agent, name(kind), window, stop.clone());
+        let run = |kind: SourceKind| {
+            sources::run_for(agent, name(kind.as_str()), kind, window, stop.clone())
+        };
         match source.clone() {
             SourceConfig::Http {} => {}
             SourceConfig::Nats {
@@ -215,7 +233,7 @@ fn queue_sources(
                     consumer,
                     stall_after: stall(stall_after_ms)?,
                 };
-                tasks.spawn(sources::nats(run("nats"), nats));
+                tasks.spawn(sources::nats(run(SourceKind::Nats), nats));
             }
             SourceConfig::Kafka {
                 brokers,
@@ -244,7 +262,7 @@ fn queue_sources(
                     stall_after: stall(stall_after_ms)?,
                     handover,
                 };
-                tasks.spawn(sources::kafka(run("kafka"), kafka));
+                tasks.spawn(sources::kafka(run(SourceKind::Kafka), kafka));
             }
             SourceConfig::WarcDir {
                 path,
@@ -256,7 +274,7 @@ fn queue_sources(
                     checkpoint,
                     poll: Duration::from_secs(poll_seconds.max(1)),
                 };
-                tasks.spawn(sources::warc_dir(run("warc_dir"), warc_dir));
+                tasks.spawn(sources::warc_dir(run(SourceKind::WarcDir), warc_dir));
             }
         }
     }
@@ -268,6 +286,7 @@ fn queue_sources(
 async fn http_server(
     agent: &Arc<Agent>,
     agent_settings: &AgentSettings,
+    doors: Doors,
     mut stop: watch::Receiver<bool>,
     workers: usize,
     bound: impl FnOnce(std::net::SocketAddr),
@@ -285,12 +304,13 @@ async fn http_server(
         .sources
         .iter()
         .any(|s| matches!(s, SourceConfig::Http {}));
-    let app = ingest::router(agent.clone(), http_source);
+    let cert = doors.tls.clone();
+    let app = ingest::router(agent.clone(), http_source, doors);
     let listener = tokio::net::TcpListener::bind(&agent_settings.listen)
         .await
         .map_err(|e| anyhow::anyhow!("agent.listen {}: {e}", agent_settings.listen))?;
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, workers, "agent listening");
+    tracing::info!(%addr, workers, tls = cert.is_some(), "agent listening");
     bound(addr);
     let limits = crate::http::Limits {
         max_connections: agent_settings.max_connections,
@@ -300,6 +320,7 @@ async fn http_server(
         listener,
         app,
         limits,
+        cert,
         async move {
             let _ = stop.wait_for(|s| *s).await;
         },

@@ -145,8 +145,7 @@ impl Discoverer {
             &discovered_topic,
         )
         .await?;
-        let producer = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", &config.brokers)
+        let producer = crate::kafka::client(&config.brokers)?
             .set("message.max.bytes", (MAX_MESSAGE + 4096).to_string())
             .set("acks", "all")
             .set("linger.ms", "5")
@@ -183,8 +182,7 @@ impl Discoverer {
     /// count topic in the group, checkpoints every `checkpoint_every`, and
     /// at the end checkpoints every partition before leaving the group.
     pub fn run(self: &Arc<Self>, stop: &AtomicBool) -> anyhow::Result<()> {
-        let consumer: BaseConsumer<Context> = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", &self.config.brokers)
+        let consumer: BaseConsumer<Context> = crate::kafka::client(&self.config.brokers)?
             .set("group.id", &self.config.group)
             .set("enable.auto.commit", "false")
             .set("auto.offset.reset", "earliest")

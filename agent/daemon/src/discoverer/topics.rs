@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 /// A consumer in no group, for metadata and reading state parts.
 pub fn reader(brokers: &str) -> anyhow::Result<BaseConsumer> {
-    rdkafka::ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+    crate::kafka::client(brokers)?
         // librdkafka assigns partitions only in a consumer with a group id;
         // this one never subscribes or commits, so it never joins the group.
         .set("group.id", "crawlsieve-state-reader")
@@ -67,9 +66,8 @@ pub async fn ensure(
 }
 
 async fn create(brokers: &str, topic: &str, partitions: u32, compact: bool) -> anyhow::Result<()> {
-    let admin: AdminClient<rdkafka::client::DefaultClientContext> = rdkafka::ClientConfig::new()
-        .set("bootstrap.servers", brokers)
-        .create()?;
+    let admin: AdminClient<rdkafka::client::DefaultClientContext> =
+        crate::kafka::client(brokers)?.create()?;
     let max = (MAX_MESSAGE + 4096).to_string();
     let mut new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1))
         .set("max.message.bytes", &max);

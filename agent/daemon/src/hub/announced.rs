@@ -33,8 +33,7 @@ pub struct Announced {
 /// Follows set `set`'s discovered topic on `brokers` for as long as the
 /// process runs, on a thread of its own.
 pub fn follow(brokers: &str, set: &str, threshold: u64) -> anyhow::Result<Arc<Mutex<Announced>>> {
-    let reader: BaseConsumer = rdkafka::ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+    let reader: BaseConsumer = crate::kafka::client(brokers)?
         // Assigned by hand, never subscribed: it joins no group, commits nothing.
         .set("group.id", "crawlsieve-hub-announced")
         .set("enable.auto.commit", "false")

@@ -7,7 +7,8 @@
 
 use super::announced::Announced;
 use super::store::Upload;
-use super::{bearer, check_publish, internal, token_matches, Answer, Failure, Shared};
+use super::{check_publish, internal, Answer, Failure, Shared};
+use crate::auth::Token;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -29,7 +30,11 @@ pub struct Discovery {
     /// Blind set → threshold: a chunk is kept when seen more than this often.
     pub sets: BTreeMap<String, u64>,
     /// The token agents send counts with; `None`: the publish token.
-    pub count_token: Option<String>,
+    pub count_token: Option<Token>,
+    /// A token per agent id: an agent may send counts only under its own id
+    /// (ids are otherwise self-declared, and an agent cap per id would bound
+    /// nothing). When set, the shared count token is not accepted.
+    pub agent_tokens: Option<BTreeMap<String, Token>>,
     /// Chunks never kept (the agents' own stop chunks, from the same rules).
     pub stop: Option<StopChunks>,
     /// Merge and publish every so often; `None`: on demand only.
@@ -37,6 +42,9 @@ pub struct Discovery {
     /// Kafka brokers: a discoverer group counts, the hub publishes from its
     /// announcements (`super::announced`) instead of taking counts.
     pub kafka: Option<String>,
+    /// One agent adds at most this much to a key's count (`totals`); `None`:
+    /// whatever it sends.
+    pub agent_cap: Option<u64>,
 }
 
 struct BlindSet {
@@ -51,7 +59,8 @@ struct BlindSet {
 /// Every blind set with its counts.
 pub struct Blind {
     sets: BTreeMap<String, BlindSet>,
-    count_token: Option<String>,
+    count_token: Option<Token>,
+    agent_tokens: Option<BTreeMap<String, Token>>,
     stop: Option<StopChunks>,
 }
 
@@ -63,7 +72,32 @@ impl Blind {
                 super::store::valid_name(&name),
                 "blind set `{name}`: use 1-64 of a-z 0-9 - _ ."
             );
-            let counts = Counts::open(&store.join(&name).join("counts"))?;
+            if let Some(cap) = d.agent_cap {
+                anyhow::ensure!(
+                    d.kafka.is_none(),
+                    "--agent-cap: the discoverers on Kafka do not cap agents yet; drop --agent-cap or --discovered-from"
+                );
+                anyhow::ensure!(
+                    (1..=threshold).contains(&cap),
+                    "--agent-cap {cap}: must be 1 to set `{name}`'s threshold {threshold} \
+                     (a key then needs more than threshold / cap agents)"
+                );
+                if d.agent_tokens.is_none() {
+                    tracing::warn!(
+                        set = %name,
+                        "--agent-cap without --agent-tokens-file: agent ids are self-declared, \
+                         so a holder of the count token can send as many agents as it names"
+                    );
+                }
+            } else if d.kafka.is_none() {
+                tracing::warn!(
+                    set = %name,
+                    "one agent (any holder of the count token) can push a key over the \
+                     threshold alone: --agent-cap bounds what one agent adds"
+                );
+            }
+            let counts = Counts::open(&store.join(&name).join("counts"), d.agent_cap)
+                .map_err(|e| anyhow::anyhow!("blind set `{name}`: {e}"))?;
             let counts = Arc::new(tokio::sync::Mutex::new(counts));
             let announced = match &d.kafka {
                 Some(brokers) => Some(super::announced::follow(brokers, &name, threshold)?),
@@ -81,6 +115,7 @@ impl Blind {
         Ok(Blind {
             sets,
             count_token: d.count_token,
+            agent_tokens: d.agent_tokens,
             stop: d.stop,
         })
     }
@@ -124,11 +159,25 @@ pub(super) async fn counts(
     headers: HeaderMap,
     body: Body,
 ) -> Answer<(StatusCode, Json<CountsReceipt>)> {
-    let token = hub.blind.count_token.as_ref().unwrap_or(&hub.publish_token);
-    if !token_matches(bearer(&headers), token) {
+    let admitted = match &hub.blind.agent_tokens {
+        // The agent's own token, under its own id (checked before the id's syntax:
+        // an unknown id and a wrong token look the same to the sender).
+        Some(tokens) => headers
+            .get(AGENT_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|a| tokens.get(a.trim()))
+            .is_some_and(|t| t.admits(&headers)),
+        None => hub
+            .blind
+            .count_token
+            .as_ref()
+            .unwrap_or(&hub.publish_token)
+            .admits(&headers),
+    };
+    if !admitted {
         return Err(Failure(
             StatusCode::UNAUTHORIZED,
-            "counts need the count bearer token".into(),
+            "counts need the count bearer token (with per-agent tokens: the agent's own)".into(),
         ));
     }
     let set = hub.blind.sets.get(&name).ok_or_else(|| {

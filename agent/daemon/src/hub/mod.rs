@@ -28,6 +28,7 @@ pub mod cache;
 pub mod publish;
 pub mod store;
 
+use crate::auth::Token;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -43,7 +44,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use store::Upload;
 use store::{valid_name, SetInfo, Store};
-use subtle::ConstantTimeEq;
 use tokio::sync::watch;
 
 /// How the hub runs.
@@ -51,13 +51,15 @@ pub struct HubConfig {
     pub listen: SocketAddr,
     pub store: std::path::PathBuf,
     pub key: SigningKey,
-    pub publish_token: String,
-    pub read_token: Option<String>,
+    pub publish_token: Token,
+    pub read_token: Option<Token>,
     pub max_upload_bytes: usize,
     /// Open connections, in all and per client address (long-polls hold one each).
     pub limits: crate::http::Limits,
     /// Blind sets the hub discovers from agents' counts.
     pub discovery: blind::Discovery,
+    /// Serve HTTPS with this certificate and key (reloaded when they change).
+    pub tls: Option<crate::tls::TlsFiles>,
 }
 
 /// An upload that sends nothing for this long is cut off (408).
@@ -66,8 +68,8 @@ pub const UPLOAD_IDLE: Duration = Duration::from_secs(30);
 struct Hub {
     store: Store,
     key: SigningKey,
-    publish_token: String,
-    read_token: Option<String>,
+    publish_token: Token,
+    read_token: Option<Token>,
     /// Bumped on every publish; long-polls wait on it.
     published: watch::Sender<u64>,
     /// One publish at a time: versions are assigned in order.
@@ -93,6 +95,11 @@ pub async fn serve(
     let limits = config.limits;
     let listen = config.listen;
     let every = config.discovery.every;
+    let cert = config
+        .tls
+        .clone()
+        .map(crate::tls::Certificate::load)
+        .transpose()?;
     let hub = hub(config)?;
     let app = router(hub.clone()).layer(DefaultBodyLimit::max(hub.max_upload_bytes));
     if let Some(every) = every {
@@ -102,9 +109,9 @@ pub async fn serve(
         .await
         .map_err(|e| anyhow::anyhow!("hub: listen on {listen}: {e}"))?;
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, "hub listening");
+    tracing::info!(%addr, tls = cert.is_some(), "hub listening");
     bound(addr);
-    crate::http::serve(listener, app, limits, shutdown).await?;
+    crate::http::serve(listener, app, limits, cert, shutdown).await?;
     Ok(())
 }
 
@@ -159,22 +166,9 @@ impl IntoResponse for Failure {
 
 type Answer<T> = Result<T, Failure>;
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .map(str::trim)
-}
-
-fn token_matches(given: Option<&str>, expected: &str) -> bool {
-    given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(expected.as_bytes())))
-}
-
 fn check_read(hub: &Hub, headers: &HeaderMap) -> Answer<()> {
     match &hub.read_token {
-        Some(t) if !token_matches(bearer(headers), t) => Err(Failure(
+        Some(t) if !t.admits(headers) => Err(Failure(
             StatusCode::UNAUTHORIZED,
             "reading needs a bearer token".into(),
         )),
@@ -349,7 +343,7 @@ fn no_store(mut r: Response) -> Response {
 }
 
 fn check_publish(hub: &Hub, headers: &HeaderMap) -> Answer<()> {
-    if !token_matches(bearer(headers), &hub.publish_token) {
+    if !hub.publish_token.admits(headers) {
         return Err(Failure(
             StatusCode::UNAUTHORIZED,
             "publishing needs the publish bearer token".into(),

@@ -7,7 +7,6 @@
 //! is in the message (header `id` and the JSON) for consumers to drop it.
 
 use super::spool::{fields, Spool, Spooled};
-use rdkafka::config::ClientConfig;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use std::sync::Arc;
@@ -122,8 +121,8 @@ fn make_producer(
     ack_timeout: Duration,
     idempotent: bool,
 ) -> rdkafka::error::KafkaResult<FutureProducer> {
-    ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+    crate::kafka::client(brokers)
+        .map_err(|e| rdkafka::error::KafkaError::ClientCreation(e.to_string()))?
         .set(
             "enable.idempotence",
             if idempotent { "true" } else { "false" },

@@ -35,10 +35,11 @@ impl NatsSink {
         duplicate_window: Duration,
         spool: Spool,
     ) -> anyhow::Result<Arc<Self>> {
-        let client = async_nats::ConnectOptions::new()
+        let (options, url) = crate::nats::connect(url).await?;
+        let client = options
             .retry_on_initial_connect()
             .connection_timeout(Duration::from_secs(2))
-            .connect(url)
+            .connect(&url)
             .await
             .map_err(|e| anyhow::anyhow!("nats sink {name}: {url}: {e}"))?;
         let mut js = jetstream::new(client);

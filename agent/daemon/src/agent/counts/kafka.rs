@@ -26,16 +26,14 @@ pub(super) struct ToKafka {
 impl ToKafka {
     pub fn new(brokers: &str, set: &str, agent: &str) -> anyhow::Result<ToKafka> {
         let err = |e: rdkafka::error::KafkaError| anyhow::anyhow!("agent.counts.kafka: {e}");
-        let producer: FutureProducer = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", brokers)
+        let producer: FutureProducer = crate::kafka::client(brokers)?
             .set("message.max.bytes", (MAX_MESSAGE + 4096).to_string())
             .set("acks", "all")
             .set("message.timeout.ms", "30000")
             .create()
             .map_err(err)?;
         let metadata = std::sync::Arc::new(
-            rdkafka::ClientConfig::new()
-                .set("bootstrap.servers", brokers)
+            crate::kafka::client(brokers)?
                 .set("group.id", "crawlsieve-counts-metadata")
                 .create()
                 .map_err(err)?,

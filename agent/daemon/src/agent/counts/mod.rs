@@ -20,10 +20,12 @@ pub mod kafka;
 mod ship;
 
 use super::config::CountsSettings;
+use crate::auth::Token;
 use batcher::Batcher;
 use crawlsieve_core::discovery::count::Counter;
 use crawlsieve_core::fingerprints::chunks::Hash;
 use crawlsieve_core::labels::protocol::valid_agent_id;
+use crawlsieve_core::settings::HubFollowSettings;
 use ship::{Destination, ToHub};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,10 +72,11 @@ pub struct Counting {
 }
 
 impl Counting {
-    /// Checks the settings and starts counting; `hub_url` is `labels.hub.url`.
+    /// Checks the settings and starts counting; `hub` is `labels.hub` (the
+    /// counts' hub and its CA file by default).
     pub fn start(
         s: &CountsSettings,
-        hub_url: Option<&str>,
+        hub: Option<&HubFollowSettings>,
         min_chars: u32,
     ) -> anyhow::Result<Counting> {
         anyhow::ensure!(
@@ -92,7 +95,7 @@ impl Counting {
         std::fs::create_dir_all(&outbox)
             .map_err(|e| anyhow::anyhow!("agent.counts.dir {}: {e}", s.dir.display()))?;
         let agent = agent_id(&s.dir, s.agent_id.as_deref())?;
-        let to = destination(s, hub_url, &agent)?;
+        let to = destination(s, hub, &agent)?;
         let stats = Arc::new(CountStats::default());
         let notify = Arc::new(Notify::new());
         let stopping = Arc::new(AtomicBool::new(false));
@@ -212,39 +215,37 @@ fn max_occurrences(s: &CountsSettings) -> anyhow::Result<u64> {
 /// Kafka when `agent.counts.kafka` is set, else the hub (with its token).
 fn destination(
     s: &CountsSettings,
-    hub_url: Option<&str>,
+    hub: Option<&HubFollowSettings>,
     agent: &str,
 ) -> anyhow::Result<Destination> {
     if let Some(brokers) = &s.kafka {
         anyhow::ensure!(
-            s.hub.is_none() && s.token_file.is_none(),
-            "agent.counts.kafka: counts go to Kafka or to a hub; drop agent.counts.hub and token_file"
+            s.hub.is_none() && s.token_file.is_none() && s.ca_file.is_none(),
+            "agent.counts.kafka: counts go to Kafka or to a hub; drop agent.counts.hub, token_file and ca_file"
         );
         tracing::info!(set = %s.set, %agent, %brokers, "counting the pages judged for the discoverers");
         return Ok(Destination::Kafka(kafka::ToKafka::new(
             brokers, &s.set, agent,
         )?));
     }
-    let base = s.hub.as_deref().or(hub_url).ok_or_else(|| {
+    let base = s.hub.as_deref().or(hub.map(|h| h.url.as_str())).ok_or_else(|| {
         anyhow::anyhow!(
             "agent.counts.hub: no hub to send counts to (set it, labels.hub.url, or agent.counts.kafka)"
         )
     })?;
-    let token = match &s.token_file {
-        Some(p) => crawlsieve_core::labels::keys::read_secret(p)?,
-        None => std::env::var("CRAWLSIEVE_HUB_COUNT_TOKEN")
-            .ok()
-            .filter(|t| !t.trim().is_empty())
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "agent.counts.token_file: counts need the hub's count token (or CRAWLSIEVE_HUB_COUNT_TOKEN)"
-                )
-            })?,
-    };
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let token = Token::from_file_or_env(s.token_file.as_deref(), "CRAWLSIEVE_HUB_COUNT_TOKEN")?
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "agent.counts.token_file: counts need the hub's count token (or CRAWLSIEVE_HUB_COUNT_TOKEN)"
+            )
+        })?;
+    let ca_file = s
+        .ca_file
+        .as_deref()
+        .or(hub.and_then(|h| h.ca_file.as_deref()));
     tracing::info!(set = %s.set, %agent, hub = %base, "counting the pages judged for the hub");
     Ok(Destination::Hub(ToHub {
-        client: reqwest::Client::builder()
+        client: crate::tls::client(ca_file)?
             .timeout(Duration::from_secs(120))
             .build()?,
         url: format!("{}/v1/counts/{}", base.trim_end_matches('/'), s.set),

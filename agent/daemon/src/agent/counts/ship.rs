@@ -20,7 +20,7 @@ pub(super) enum Destination {
 pub(super) struct ToHub {
     pub client: reqwest::Client,
     pub url: String,
-    pub token: String,
+    pub token: crate::auth::Token,
     pub agent: String,
 }
 
@@ -96,7 +96,7 @@ impl ToHub {
         let resp = self
             .client
             .post(&self.url)
-            .bearer_auth(&self.token)
+            .bearer_auth(self.token.secret())
             .header(AGENT_HEADER, &self.agent)
             .header(BATCH_HEADER, batch.to_string())
             .body(body)

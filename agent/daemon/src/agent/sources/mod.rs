@@ -15,6 +15,7 @@ pub use kafka::kafka;
 pub use nats::nats;
 pub use warc_dir::warc_dir;
 
+use super::config::SourceKind;
 use super::metrics::{RestartLabel, SourceLabel};
 use super::Agent;
 use crawlsieve_core::input::page::{Input, Origin};
@@ -36,6 +37,8 @@ pub struct Run {
     pub stop: watch::Receiver<bool>,
     /// Pages this source took (`crawlsieve_source_pages_total`).
     pub taken: Counter,
+    /// Its pages count in neighborhoods and counts (`agent.trusted_sources`).
+    pub trusted: bool,
     /// Consecutive runs the watchdog ended without a page taken in between.
     /// Each doubles the next run's idle period (up to 16×): a consumer
     /// restarted too soon can keep its group from ever settling.
@@ -43,6 +46,15 @@ pub struct Run {
 }
 
 impl Run {
+    /// What `feed::drive` takes from the run.
+    pub fn feed(&self) -> super::feed::Feed<'_> {
+        super::feed::Feed {
+            window: self.window,
+            taken: &self.taken,
+            trusted: self.trusted,
+        }
+    }
+
     pub fn stopping(&self) -> bool {
         *self.stop.borrow()
     }
@@ -91,9 +103,8 @@ impl Run {
         );
         super::feed::drive(
             &self.agent,
-            self.window,
+            self.feed(),
             Box::pin(pages),
-            &self.taken,
             ack,
             self.stopped(),
         )
@@ -178,6 +189,7 @@ where
 pub fn run_for(
     agent: &Arc<Agent>,
     name: String,
+    kind: SourceKind,
     window: usize,
     stop: watch::Receiver<bool>,
 ) -> Run {
@@ -194,6 +206,7 @@ pub fn run_for(
         window,
         stop,
         taken,
+        trusted: agent.trusts(kind),
         stalls: Default::default(),
     }
 }

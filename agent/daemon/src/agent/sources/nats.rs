@@ -28,9 +28,10 @@ pub async fn nats(run: Run, nats: Nats) {
 async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
     use async_nats::jetstream::{self, consumer::pull, AckKind};
     let url = &cfg.url;
-    let client = async_nats::ConnectOptions::new()
+    let (options, url) = crate::nats::connect(url).await?;
+    let client = options
         .retry_on_initial_connect()
-        .connect(url)
+        .connect(&url)
         .await
         .map_err(|e| anyhow::anyhow!("nats source {url}: {e}"))?;
     let js = jetstream::new(client);

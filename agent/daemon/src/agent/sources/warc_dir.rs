@@ -100,9 +100,8 @@ async fn warc_dir_once(run: Run, cfg: WarcDir) -> anyhow::Result<Ended> {
         let pages = futures::stream::poll_fn(|cx| rx.poll_recv(cx).map(|o| o.map(|i| (i, ()))));
         drive(
             agent,
-            window,
+            run.feed(),
             pages,
-            &run.taken,
             |()| {
                 delivered += 1;
                 since_save += 1;

@@ -86,8 +86,7 @@ impl Handover {
                 config.state_topic
             )
         };
-        let producer: ThreadedProducer<DefaultProducerContext> = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", brokers)
+        let producer: ThreadedProducer<DefaultProducerContext> = crate::kafka::client(brokers)?
             .set("message.max.bytes", MAX_MESSAGE.to_string())
             .set("acks", "all")
             .create()
@@ -162,9 +161,7 @@ impl Handover {
         }
         use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
         let admin: AdminClient<rdkafka::client::DefaultClientContext> =
-            rdkafka::ClientConfig::new()
-                .set("bootstrap.servers", brokers)
-                .create()?;
+            crate::kafka::client(brokers)?.create()?;
         let max = MAX_MESSAGE.to_string();
         let new = NewTopic::new(&state, pages as i32, TopicReplication::Fixed(-1))
             .set("cleanup.policy", "compact")
@@ -507,8 +504,8 @@ struct Snapshot {
 
 /// A consumer in no group, for reading checkpoints (one message may be `MAX_MESSAGE`).
 fn new_reader(brokers: &str) -> rdkafka::error::KafkaResult<BaseConsumer> {
-    rdkafka::ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+    crate::kafka::client(brokers)
+        .map_err(|e| rdkafka::error::KafkaError::ClientCreation(e.to_string()))?
         // librdkafka assigns partitions only in a consumer with a group id;
         // this one never subscribes or commits, so it never joins the group.
         .set("group.id", "crawlsieve-checkpoint-reader")

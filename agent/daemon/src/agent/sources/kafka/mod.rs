@@ -163,8 +163,7 @@ fn subscribe(
     auto_commit: bool,
 ) -> anyhow::Result<Arc<StreamConsumer<SourceContext>>> {
     let consumer: Arc<StreamConsumer<SourceContext>> = Arc::new(
-        rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", &cfg.brokers)
+        crate::kafka::client(&cfg.brokers)?
             .set("group.id", &cfg.group)
             .set("enable.auto.commit", auto_commit.to_string())
             .set("auto.commit.interval.ms", "1000")
