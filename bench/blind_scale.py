@@ -17,7 +17,11 @@ merge and discovery cost as agents multiply, and 1 vs 2 agents on this machine.
    HTTP source, pages posted by 8 threads; one agent with 2 workers against
    two agents with 1 worker each, pages split between them.
 
-Usage: cargo build --release && bench/blind_scale.py [--data DIR] [--pages N]
+With `--agent-cap N` the hub runs with `--agent-cap N` (each agent's own
+total kept, the running total summed capped: what bounding one agent costs);
+`--hub-only` leaves out part 3.
+
+Usage: cargo build --release && bench/blind_scale.py [--data DIR] [--pages N] [--agent-cap N] [--hub-only]
 Every figure goes to stdout as a Markdown table row with the command above.
 """
 import argparse, glob, gzip, http.client, json, os, socket, subprocess, sys, tempfile, threading, time
@@ -66,6 +70,9 @@ def count(tmp, name, pages):
     return out, time.time() - t
 
 
+AGENT_CAP = None
+
+
 def start_hub(tmp, threshold):
     key = os.path.join(tmp, "hub.key")
     if not os.path.exists(key):
@@ -77,7 +84,8 @@ def start_hub(tmp, threshold):
     hub = subprocess.Popen([BIN, "hub", "--listen", f"127.0.0.1:{port}", "--store", store, "--key", key,
                             "--token-file", os.path.join(tmp, "publish.token"),
                             "--count-token-file", os.path.join(tmp, "count.token"),
-                            "--blind", f"bench={threshold}", "--discover-every", "0"],
+                            "--blind", f"bench={threshold}", "--discover-every", "0"]
+                           + (["--agent-cap", str(AGENT_CAP)] if AGENT_CAP else []),
                            stderr=subprocess.DEVNULL)
     wait_port(port)
     return hub, port
@@ -229,7 +237,11 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "extraction"))
     ap.add_argument("--pages", type=int, default=2529)
     ap.add_argument("--threshold", type=int, default=2)
+    ap.add_argument("--agent-cap", type=int, default=None)
+    ap.add_argument("--hub-only", action="store_true")
     a = ap.parse_args()
+    global AGENT_CAP
+    AGENT_CAP = a.agent_cap
     if not os.path.exists(BIN):
         raise SystemExit("cargo build --release first")
     pages = load_pages(a.data, a.pages)
@@ -254,7 +266,9 @@ def main():
                 print(f"| hub merge, synthetic | 4 batches of {records:,} records into an empty total: {first:.1f} s "
                       f"({total_mb / first:.0f} MB/s of records); one more batch of {records:,} into the {total:,}-record total: "
                       f"{second:.1f} s ({(total_mb + records * 36 / 1e6) / second:.0f} MB/s); hub peak {rss:.0f} MB |")
-        for layout, counting in (([2], False), ([2], True), ([1, 1], True)):
+        if a.agent_cap:
+            print(f"(hub with --agent-cap {a.agent_cap})")
+        for layout, counting in (() if a.hub_only else (([2], False), ([2], True), ([1, 1], True))):
             rate = agents_run(tmp, pages, layout, counting)
             what = " + ".join(f"one agent of {w} worker" + ("s" if w > 1 else "") for w in layout)
             print(f"| {what}, {'counting' if counting else 'not counting'} | {rate:.0f} pages/s ({rate * mb / len(pages):.0f} MB/s) |")
