@@ -312,6 +312,7 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
     let mut b = b;
     assert!(a.terminate().success());
     assert!(b.terminate().success());
+    hub_process.assert_no_secret_logged(&[PUBLISH, COUNT]);
     drop(hub_process);
 }
 
@@ -514,4 +515,7 @@ fn one_agent_cannot_push_ordinary_text_over_the_threshold() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--agent-cap 5"));
+    for hub in [&capped, &open] {
+        hub.assert_no_secret_logged(&[PUBLISH, COUNT, "t-h0", "t-h1", "t-h2", "t-rogue"]);
+    }
 }

@@ -1,7 +1,6 @@
 //! Helpers shared by the integration tests: run the real binary, find `../shared/data`.
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -323,6 +322,23 @@ pub fn test_python() -> Option<PathBuf> {
 pub struct Hub {
     pub child: std::process::Child,
     pub addr: String,
+    /// Everything the hub has logged since it listened.
+    pub log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Hub {
+    /// Fails when any of `secrets` is in a line the hub logged: no token
+    /// reaches a log, whatever a client sends.
+    pub fn assert_no_secret_logged(&self, secrets: &[&str]) {
+        let log = self.log.lock().unwrap();
+        for s in secrets {
+            assert!(
+                !log.contains(s),
+                "the hub logged a secret: {:?}",
+                log.lines().find(|l| l.contains(s))
+            );
+        }
+    }
 }
 
 impl Drop for Hub {
@@ -361,12 +377,18 @@ pub fn start_hub_with(
         .expect("start hub");
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let addr = listening_address(&mut stderr, "hub listening on http://");
-    // Keep draining the hub's log so it never blocks on a full pipe.
+    // Keep draining the hub's log so it never blocks on a full pipe, and
+    // keep it: tests look for secrets in it.
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let keep = log.clone();
     std::thread::spawn(move || {
-        let mut sink = Vec::new();
-        let _ = stderr.read_to_end(&mut sink);
+        let mut line = String::new();
+        while matches!(std::io::BufRead::read_line(&mut stderr, &mut line), Ok(n) if n > 0) {
+            keep.lock().unwrap().push_str(&line);
+            line.clear();
+        }
     });
-    Hub { child, addr }
+    Hub { child, addr, log }
 }
 
 /// The address a daemon (agent or hub) prints once it listens: the rest of

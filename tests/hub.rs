@@ -297,6 +297,7 @@ fn delta_equals_full_and_publishing_needs_the_token() {
     assert_eq!(status, 200);
     let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
     assert_eq!(meta["version"], 2);
+    hub.assert_no_secret_logged(&["s3cret-publish-token", "not-the-token"]);
 
     let (_, full1) = http(&hub.addr, "GET", "/v1/sets/wiki/full?version=1", &[], b"");
     let (_, full2) = http(&hub.addr, "GET", "/v1/sets/wiki/full", &[], b"");
@@ -680,6 +681,7 @@ fn hostile_requests_get_clear_status_codes() {
         vec![std::ffi::OsString::from("wiki")],
         "only the one set"
     );
+    hub.assert_no_secret_logged(&["t0ken", "t0ke"]);
 }
 
 /// Thousands of idle long-polls: a client address gets at most its share of
