@@ -13,8 +13,12 @@
 //! pool a few times). Records come in batches of 10,000 (an agent's batch),
 //! generated before the clock starts.
 //!
+//! With `--agent-cap N` the state keeps each agent's share of each key
+//! (`discovery::shares`) and batches come round-robin from `--agents K`
+//! agents (default 16 then, else 1): the cost of bounding one agent's share.
+//!
 //! Usage: cargo run --release --example running_totals -- [--records 20000000]
-//!        [--threshold 10] [--unique 0.6] [--pool 5000000]
+//!        [--threshold 10] [--unique 0.6] [--pool 5000000] [--agent-cap N [--agents 16]]
 
 use crawlsieve_core::discovery::count::Count;
 use crawlsieve_core::discovery::running::Running;
@@ -37,6 +41,8 @@ struct Args {
     threshold: u64,
     unique: f64,
     pool: u64,
+    agent_cap: Option<u64>,
+    agents: u64,
 }
 
 fn args() -> Args {
@@ -45,6 +51,8 @@ fn args() -> Args {
         threshold: 10,
         unique: 0.6,
         pool: 5_000_000,
+        agent_cap: None,
+        agents: 0,
     };
     let v: Vec<String> = std::env::args().skip(1).collect();
     for w in v.chunks(2) {
@@ -54,8 +62,13 @@ fn args() -> Args {
             "--threshold" => a.threshold = x.parse().expect("--threshold N"),
             "--unique" => a.unique = x.parse().expect("--unique P"),
             "--pool" => a.pool = x.parse().expect("--pool N"),
+            "--agent-cap" => a.agent_cap = Some(x.parse().expect("--agent-cap N")),
+            "--agents" => a.agents = x.parse().expect("--agents K"),
             other => panic!("unknown flag {other}"),
         }
+    }
+    if a.agents == 0 {
+        a.agents = if a.agent_cap.is_some() { 16 } else { 1 };
     }
     a
 }
@@ -121,13 +134,16 @@ fn split(batches: &[Vec<Count>], parts: u64) -> Vec<Vec<Vec<Count>>> {
         .collect()
 }
 
-/// Adds every batch, in order; returns the state and the keys announced.
-fn feed(batches: &[Vec<Count>], threshold: u64) -> (Running, u64) {
-    let mut r = Running::new(threshold);
+/// Adds every batch, in order, batch i from agent i mod `agents`; returns
+/// the state and the keys announced.
+fn feed(batches: &[Vec<Count>], a: &Args) -> (Running, u64) {
+    let mut r = Running::new(a.threshold, a.agent_cap);
+    let names: Vec<String> = (0..a.agents).map(|i| format!("agent-{i}")).collect();
     let mut crossed = 0;
     for (i, b) in batches.iter().enumerate() {
+        let (agent, batch) = (i as u64 % a.agents, i as u64 / a.agents + 1);
         crossed += r
-            .add("agent", i as u64 + 1, b.iter().copied())
+            .add(&names[agent as usize], batch, b.iter().copied())
             .crossed
             .len() as u64;
     }
@@ -139,7 +155,7 @@ fn main() {
     let batches = stream(&a);
     let base = rss_mb();
     let t = Instant::now();
-    let (r, crossed) = feed(&batches, a.threshold);
+    let (r, crossed) = feed(&batches, &a);
     let one = t.elapsed().as_secs_f64();
     let held = rss_mb() - base;
     let keys = r.len() as f64 / 1e6;
@@ -157,16 +173,19 @@ fn main() {
     let crossed2: u64 = std::thread::scope(|s| {
         let h: Vec<_> = halves
             .iter()
-            .map(|half| s.spawn(move || feed(half, a.threshold).1))
+            .map(|half| s.spawn(|| feed(half, &a).1))
             .collect();
         h.into_iter().map(|h| h.join().unwrap()).sum()
     });
     let two = t.elapsed().as_secs_f64();
     assert_eq!(crossed, crossed2, "two halves announce what one does");
-    let cmd = format!(
+    let mut cmd = format!(
         "cargo run --release --example running_totals -- --records {} --threshold {} --unique {} --pool {}",
         a.records, a.threshold, a.unique, a.pool
     );
+    if let Some(cap) = a.agent_cap {
+        cmd.push_str(&format!(" --agent-cap {cap} --agents {}", a.agents));
+    }
     println!(
         "| {:.0} M records, {:.2} M keys, {} announced (threshold {}) | one thread {:.1} M records/s | two threads, half the ranges each: {:.1} M records/s ({:.2}×) | RSS {:.0} MB per million keys | checkpoint {:.0} MB per million keys, written {:.2} s, read {:.2} s per million keys | `{cmd}` |",
         a.records as f64 / 1e6,

@@ -8,9 +8,11 @@
 
 mod common;
 mod daemon;
+mod rogue;
 
 use common::{bin, keygen, start_hub_with, Hub};
 use daemon::*;
+use rogue::{honest_and_rogue, ordinary_flagged, scan};
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
@@ -316,49 +318,6 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
     drop(hub_process);
 }
 
-/// `labels count` over `pages` (url, html): the count file, as an agent
-/// that judged them would send it.
-fn count_file(dir: &Path, name: &str, pages: &[(String, &String)]) -> Vec<u8> {
-    let jsonl = dir.join(format!("{name}.jsonl"));
-    let mut f = std::fs::File::create(&jsonl).unwrap();
-    for (url, html) in pages {
-        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
-    }
-    drop(f);
-    let out = dir.join(format!("{name}.cscounts"));
-    common::ok(
-        bin()
-            .args(["labels", "count", "-o"])
-            .arg(&out)
-            .arg(&jsonl)
-            .output()
-            .unwrap(),
-    );
-    std::fs::read(out).unwrap()
-}
-
-/// Verdicts of `crawlsieve scan` over `pages` against the set `file`.
-fn scan(dir: &Path, public: &Path, file: &Path, pages: &[(String, &String)]) -> Vec<Value> {
-    let jsonl = dir.join("judge.jsonl");
-    let mut f = std::fs::File::create(&jsonl).unwrap();
-    for (url, html) in pages {
-        writeln!(f, "{}", serde_json::json!({"url": url, "html": html})).unwrap();
-    }
-    drop(f);
-    let out = bin()
-        .arg("scan")
-        .arg("--labels")
-        .arg(file)
-        .arg("--set")
-        .arg(format!("labels.public_key_file={}", public.display()))
-        .arg("--set")
-        .arg("neighborhoods.enabled=false")
-        .arg(&jsonl)
-        .output()
-        .unwrap();
-    common::verdicts(&out)
-}
-
 /// A hub for set `crawl` at threshold 4 in `dir/name`; with `cap`, also
 /// `--agent-cap CAP` and a token per agent (`dir/agents.tokens`).
 fn capping_hub(dir: &Path, key: &Path, name: &str, cap: Option<&str>) -> Hub {
@@ -383,36 +342,6 @@ fn capping_hub(dir: &Path, key: &Path, name: &str, cap: Option<&str>) -> Hub {
         ]);
     }
     start_hub_with(&home, key, &dir.join("publish.token"), &flags)
-}
-
-/// The batches of three honest agents (each: the copied page on two sites,
-/// four ordinary pages once) and of a rogue (every ordinary page "seen" on
-/// twenty sites), by agent id.
-fn honest_and_rogue(
-    dir: &Path,
-    copied: &String,
-    ordinary: &[(String, &String)],
-) -> Vec<(String, Vec<u8>)> {
-    let mut batches = Vec::new();
-    for a in 0..3 {
-        let mut seen: Vec<(String, &String)> = (0..2)
-            .map(|s| (format!("http://copier{a}-{s}.example/p"), copied))
-            .collect();
-        seen.extend(ordinary[a * 4..a * 4 + 4].iter().cloned());
-        batches.push((
-            format!("honest{a}"),
-            count_file(dir, &format!("honest{a}"), &seen),
-        ));
-    }
-    let fabricated: Vec<(String, &String)> = (0..20)
-        .flat_map(|k| {
-            ordinary
-                .iter()
-                .map(move |(_, h)| (format!("http://fake{k}.example/p"), *h))
-        })
-        .collect();
-    batches.push(("rogue".to_string(), count_file(dir, "rogue", &fabricated)));
-    batches
 }
 
 /// One agent holding the count token sends fabricated counts: the ordinary
@@ -440,11 +369,7 @@ fn one_agent_cannot_push_ordinary_text_over_the_threshold() {
 
     let pages = real_pages(13);
     let copied = &pages[0];
-    let ordinary: Vec<(String, &String)> = pages[1..]
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (format!("http://own{i}.example/p"), h))
-        .collect();
+    let ordinary = rogue::ordinary(&pages);
     let batches = honest_and_rogue(dir, copied, &ordinary);
     let rogue = &batches[3].1;
     // Per-agent tokens: the shared token, another agent's id, or a new id
@@ -486,7 +411,7 @@ fn one_agent_cannot_push_ordinary_text_over_the_threshold() {
         pages.push(("http://late-copier.example/p".to_string(), copied));
         judged.push(scan(dir, &public, &file, &pages));
     }
-    let flagged = |v: &[Value]| v[..12].iter().filter(|v| v["verdict"] == "flag").count();
+    let flagged = |v: &[Value]| ordinary_flagged(v);
     eprintln!(
         "ordinary pages flagged: capped {}, open {} of 12",
         flagged(&judged[0]),

@@ -10,6 +10,7 @@
 
 mod common;
 mod daemon;
+mod rogue;
 
 use common::{bin, keygen, shared_data, start_hub_with, Hub};
 use daemon::{free_port, http, wait_until, Tansu};
@@ -33,6 +34,16 @@ impl Discoverer {
     }
 
     fn start_at(dir: &Path, brokers: &str, name: &str, threshold: u64) -> Discoverer {
+        Self::start_with(dir, brokers, name, threshold, &[])
+    }
+
+    fn start_with(
+        dir: &Path,
+        brokers: &str,
+        name: &str,
+        threshold: u64,
+        extra: &[&str],
+    ) -> Discoverer {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -49,6 +60,7 @@ impl Discoverer {
                 "--checkpoint-every",
                 "1",
             ])
+            .args(extra)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -102,6 +114,11 @@ fn count_files(dir: &Path, inputs: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Agent `agent`'s batches 1.., in the background.
 fn send(brokers: &str, agent: &str, files: &[PathBuf]) -> Child {
+    send_with(brokers, agent, &[], files)
+}
+
+/// `send`, with more flags (`--signing-key`, `--first-batch`).
+fn send_with(brokers: &str, agent: &str, extra: &[&str], files: &[PathBuf]) -> Child {
     bin()
         .args([
             "labels",
@@ -113,6 +130,7 @@ fn send(brokers: &str, agent: &str, files: &[PathBuf]) -> Child {
             "--agent",
             agent,
         ])
+        .args(extra)
         .args(files)
         .stdout(Stdio::null())
         .spawn()
@@ -191,6 +209,27 @@ fn keys(bytes: &[u8]) -> Vec<u64> {
         .unwrap()
         .contents()
         .keys
+}
+
+/// A key pair `dir/AGENT.key` for each agent, and the discoverer's
+/// `--agent-keys-file` listing their public halves.
+fn agent_keys(dir: &Path, agents: &[&str]) -> PathBuf {
+    let mut lines = String::from("# agent public key\n");
+    for a in agents {
+        let k = dir.join(format!("{a}.key"));
+        common::ok(
+            bin()
+                .args(["labels", "keygen", "-o"])
+                .arg(&k)
+                .output()
+                .unwrap(),
+        );
+        let public = std::fs::read_to_string(dir.join(format!("{a}.key.pub"))).unwrap();
+        lines.push_str(&format!("{a} {}\n", public.trim()));
+    }
+    let file = dir.join("agents.keys");
+    std::fs::write(&file, lines).unwrap();
+    file
 }
 
 /// The hub's latest version and its keys.
@@ -324,7 +363,16 @@ fn an_agent_counting_into_kafka_closes_the_loop() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (key, public) = keygen(dir);
-    let _d = Discoverer::start_at(dir, &brokers, "d", 2);
+    // The agent signs its slices; the discoverer takes only its key's.
+    let keys_file = agent_keys(dir, &["crawler-1"]);
+    let agent_key = dir.join("crawler-1.key");
+    let _d = Discoverer::start_with(
+        dir,
+        &brokers,
+        "d",
+        2,
+        &["--agent-keys-file", keys_file.to_str().unwrap()],
+    );
     wait_until("the discoverer owns the partitions", 60, || {
         log(dir, "d").contains("adopted")
     });
@@ -336,6 +384,7 @@ fn an_agent_counting_into_kafka_closes_the_loop() {
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
         "[agent.counts]\nset = \"{SET}\"\nkafka = \"{brokers}\"\ndir = {:?}\ninterval_seconds = 1\n\
+         agent_id = \"crawler-1\"\nsigning_key_file = {agent_key:?}\n\
          [labels]\npublic_key_file = {public:?}\n[labels.hub]\nurl = \"http://{}\"\nsets = [\"{SET}\"]\n\
          cache_dir = {:?}\nwait_seconds = 2\nstart_timeout_seconds = 10\n",
         home.join("counts"),
@@ -368,6 +417,10 @@ fn an_agent_counting_into_kafka_closes_the_loop() {
     let fresh = daemon::judge(&agent, "http://own.example/p", &pages[8]);
     assert_ne!(fresh["verdict"], "flag", "{fresh}");
     assert!(agent.metric("crawlsieve_counts_batches_total{outcome=\"shipped\"}") >= 1.0);
+    assert!(
+        log(dir, "d").contains("refused=0"),
+        "every signed slice taken"
+    );
 }
 
 /// A small tmpfs mounted for the test, unmounted on drop.
@@ -477,4 +530,157 @@ fn a_full_disk_under_the_counts_holds_and_loses_nothing() {
     wait_until("the hub publishes exactly the offline set", 90, || {
         published(&hub.addr).is_some_and(|(_, k)| k == expected)
     });
+}
+
+/// The hub's one-agent bound, on Kafka: each agent signs its slices, the
+/// discoverer takes a slice only with its agent's signature and adds no
+/// more than `--agent-cap` of any one agent to a key. The rogue's
+/// fabricated counts (every ordinary page "seen" on twenty sites), sent
+/// under its own id, under an honest agent's id and under an unknown one,
+/// flag no ordinary page; the set is exactly what a capped hub discovers
+/// from the same counts over HTTP; the real copy is still flagged.
+#[test]
+fn one_signed_agent_cannot_push_ordinary_text_over_the_threshold_on_kafka() {
+    let Some(tansu) = Tansu::start(&[]) else {
+        return;
+    };
+    let brokers = tansu.brokers();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (key, public) = keygen(dir);
+    let agents = ["honest0", "honest1", "honest2", "rogue"];
+    let keys_file = agent_keys(dir, &agents);
+    let _d = Discoverer::start_with(
+        dir,
+        &brokers,
+        "d",
+        4,
+        &[
+            "--agent-cap",
+            "2",
+            "--agent-keys-file",
+            keys_file.to_str().unwrap(),
+        ],
+    );
+    wait_until("the discoverer owns the partitions", 60, || {
+        log(dir, "d").contains("adopted")
+    });
+    let kafka_hub = hub_at(dir, &key, free_port(), &brokers, 4);
+
+    let pages = daemon::real_pages(13);
+    let copied = &pages[0];
+    let ordinary = rogue::ordinary(&pages);
+    let batches = rogue::honest_and_rogue(dir, copied, &ordinary);
+    let file = |a: &str| dir.join(format!("{a}.cscounts"));
+    let signed_by = |a: &str| dir.join(format!("{a}.key")).to_str().unwrap().to_string();
+    // Forgeries: under an honest id with the rogue's key, and under an id with no key.
+    let rogue_key = signed_by("rogue");
+    sent(send_with(
+        &brokers,
+        "honest0",
+        &["--signing-key", &rogue_key, "--first-batch", "2"],
+        &[file("rogue")],
+    ));
+    sent(send(&brokers, "mallory", &[file("rogue")]));
+    for (a, _) in &batches {
+        sent(send_with(
+            &brokers,
+            a,
+            &["--signing-key", &signed_by(a)],
+            &[file(a)],
+        ));
+    }
+
+    // The same counts at a hub with the same cap, over HTTP, per-agent tokens.
+    let home = dir.join("http-hub");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("publish.token"), "publish-token-for-tests").unwrap();
+    let tokens: String = agents
+        .iter()
+        .map(|a| format!("{a} token-of-{a}\n"))
+        .collect();
+    std::fs::write(home.join("agents.tokens"), tokens).unwrap();
+    let tokens_file = home.join("agents.tokens");
+    let http_hub = start_hub_with(
+        &home,
+        &key,
+        &home.join("publish.token"),
+        &[
+            "--blind",
+            "crawl=4",
+            "--discover-every",
+            "0",
+            "--agent-cap",
+            "2",
+            "--agent-tokens-file",
+            tokens_file.to_str().unwrap(),
+        ],
+    );
+    for (a, body) in &batches {
+        let auth = format!("Bearer token-of-{a}");
+        let (status, _) = http(
+            &http_hub.addr,
+            "POST",
+            "/v1/counts/crawl",
+            &[
+                ("Authorization", &auth),
+                ("X-Crawlsieve-Agent", a),
+                ("X-Crawlsieve-Batch", "1"),
+            ],
+            body,
+        )
+        .unwrap();
+        assert_eq!(status, 201);
+    }
+    let auth = "Bearer publish-token-for-tests";
+    let (status, _) = http(
+        &http_hub.addr,
+        "POST",
+        "/v1/sets/crawl/discover",
+        &[("Authorization", auth)],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(status, 200);
+    let (_, expected) = published(&http_hub.addr).expect("the capped hub published");
+    assert!(!expected.is_empty());
+
+    wait_until("the discoverer took 16 slices and refused 8", 60, || {
+        let l = log(dir, "d");
+        l.contains("slices=16") && l.contains("refused=8") && l.contains("unsigned=8")
+    });
+    wait_until(
+        "the Kafka hub publishes what the capped hub does",
+        90,
+        || published(&kafka_hub.addr).is_some_and(|(_, k)| k == expected),
+    );
+    let (status, set) = http(
+        &kafka_hub.addr,
+        "GET",
+        &format!("/v1/sets/{SET}/full"),
+        &[],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(status, 200);
+    let set_file = dir.join("kafka.cslab");
+    std::fs::write(&set_file, set).unwrap();
+    let mut judged_pages = ordinary.clone();
+    judged_pages.push(("http://late-copier.example/p".to_string(), copied));
+    let verdicts = rogue::scan(dir, &public, &set_file, &judged_pages);
+    assert_eq!(
+        rogue::ordinary_flagged(&verdicts),
+        0,
+        "no ordinary page flagged"
+    );
+    assert_eq!(verdicts[12]["verdict"], "flag", "the real copy still found");
+    let l = log(dir, "d");
+    assert!(
+        l.contains("agent `honest0`: the slice's signature is not its agent's"),
+        "{l}"
+    );
+    assert!(
+        l.contains("agent `mallory` is not in --agent-keys-file"),
+        "{l}"
+    );
 }

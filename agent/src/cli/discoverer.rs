@@ -29,6 +29,12 @@ pub struct DiscovererArgs {
     /// The consumer group (default `crawlsieve-discoverers.SET`).
     #[arg(long)]
     group: Option<String>,
+    /// No one agent adds more than N to a key's total (1 to the threshold; fixed for the set).
+    #[arg(long, value_name = "N")]
+    agent_cap: Option<u64>,
+    /// `AGENT_ID PUBLIC_KEY` lines: take a slice only when its agent's key signed it.
+    #[arg(long)]
+    agent_keys_file: Option<std::path::PathBuf>,
 }
 
 pub fn run(a: DiscovererArgs) -> anyhow::Result<i32> {
@@ -47,6 +53,12 @@ pub fn run(a: DiscovererArgs) -> anyhow::Result<i32> {
         partitions: a.partitions,
         state_parts: a.state_parts,
         checkpoint_every: Duration::from_secs(a.checkpoint_every),
+        agent_cap: a.agent_cap,
+        agent_keys: a
+            .agent_keys_file
+            .as_deref()
+            .map(|p| crawlsieve_core::labels::keys::read_agent_keys(p, "--agent-keys-file"))
+            .transpose()?,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -105,40 +105,10 @@ fn agent_tokens(
     path: &std::path::Path,
 ) -> anyhow::Result<std::collections::BTreeMap<String, Token>> {
     keys::check_private_file(path, "--agent-tokens-file")?;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("--agent-tokens-file {}: {e}", path.display()))?;
-    let mut tokens = std::collections::BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut parts = line.split_whitespace();
-        let (Some(agent), Some(token), None) = (parts.next(), parts.next(), parts.next()) else {
-            anyhow::bail!(
-                "--agent-tokens-file line {}: expected `AGENT_ID TOKEN`",
-                n + 1
-            );
-        };
-        anyhow::ensure!(
-            crawlsieve_core::labels::protocol::valid_agent_id(agent),
-            "--agent-tokens-file line {}: `{agent}` is not an agent id (1-64 of A-Z a-z 0-9 . _ -)",
-            n + 1
-        );
-        anyhow::ensure!(
-            tokens
-                .insert(agent.to_string(), Token::new(token))
-                .is_none(),
-            "--agent-tokens-file line {}: agent `{agent}` given twice",
-            n + 1
-        );
-    }
-    anyhow::ensure!(
-        !tokens.is_empty(),
-        "--agent-tokens-file {}: no agent in it",
-        path.display()
-    );
-    Ok(tokens)
+    Ok(keys::read_per_agent(path, "--agent-tokens-file", "TOKEN")?
+        .into_iter()
+        .map(|(agent, token)| (agent, Token::new(token)))
+        .collect())
 }
 
 pub fn run(a: HubArgs) -> anyhow::Result<i32> {

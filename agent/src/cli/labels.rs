@@ -138,6 +138,9 @@ pub struct SendCountsArgs {
     /// The sender's name: each (agent, batch) is counted once.
     #[arg(long)]
     agent: String,
+    /// The agent's private key: signs each slice, for discoverers that check agents' keys.
+    #[arg(long)]
+    signing_key: Option<PathBuf>,
     /// The first file's batch number; the next files take the next numbers.
     #[arg(long, default_value_t = 1)]
     first_batch: u64,
@@ -203,10 +206,16 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
                 .worker_threads(1)
                 .enable_all()
                 .build()?;
+            let signing = a
+                .signing_key
+                .as_deref()
+                .map(keys::read_signing)
+                .transpose()?;
             rt.block_on(crawlsieve_daemon::agent::counts::kafka::send_files(
                 &a.kafka,
                 &a.set,
                 &a.agent,
+                signing,
                 a.first_batch,
                 &a.files,
             ))?;

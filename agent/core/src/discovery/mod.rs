@@ -13,5 +13,6 @@
 
 pub mod count;
 pub mod running;
+pub mod shares;
 pub mod slices;
 pub mod totals;

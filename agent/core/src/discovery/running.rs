@@ -16,11 +16,22 @@
 //! batches together) is what a checkpoint saves, so a range restored from a
 //! checkpoint and fed the batches after it adds each once.
 //!
-//! Checkpoint: `"CSRUNNIN"`, u16 format (1), u8 normalisation version, u64
-//! threshold, u32 length + JSON of the taken batches, then u64 records and
-//! the records sorted by hash: SHA-1 (20 bytes), count u64, sites u64.
+//! **One agent's share, bounded** (`agent_cap`): agent ids on the count
+//! topic are bound to agents by their signatures (the discoverer checks
+//! them), and with a cap a key's total is Σ over agents of min(count, cap),
+//! as the hub's is: one agent alone cannot move a key by more than the cap,
+//! however many batches it sends. A key only one agent added to keeps that
+//! agent's number beside its total (the total is its share); the shares of
+//! keys several agents added to live in `shares`.
+//!
+//! Checkpoint: `"CSRUNNIN"`, u16 format, u8 normalisation version, u64
+//! threshold, u32 length + JSON of the taken batches; format 2 (a cap) then
+//! has the shares (`Shares::write`); then u64 records and the records sorted
+//! by hash: SHA-1 (20 bytes), count u64, sites u64, and in format 2 the
+//! key's first agent u32 (`SHARED`: its shares are in `shares`).
 
 use crate::discovery::count::Count;
+use crate::discovery::shares::{Shares, SHARED};
 use crate::fingerprints::chunks::{Hash, NORMALISATION_VERSION};
 use crate::labels::protocol::Batches;
 use rustc_hash::FxHashMap;
@@ -28,11 +39,42 @@ use std::io::{Read, Write};
 
 const MAGIC: &[u8; 8] = b"CSRUNNIN";
 const FORMAT: u16 = 1;
+const FORMAT_CAPPED: u16 = 2;
+
+/// A key's running total. Sites in 32 bits (saturating) so that the agent
+/// number fits beside them in the 40 bytes an entry took before the cap.
+#[derive(Clone, Copy, Debug)]
+struct Total {
+    count: u64,
+    sites: u32,
+    /// The one agent that added to the key, with a cap; else `SHARED`.
+    first: u32,
+}
+
+impl Total {
+    fn add(&mut self, count: u64, sites: u64) {
+        // Saturating: records come from agents over the network.
+        self.count = self.count.saturating_add(count);
+        self.sites = (self.sites as u64)
+            .saturating_add(sites)
+            .min(u32::MAX as u64) as u32;
+    }
+
+    fn record(&self, hash: Hash) -> Count {
+        Count {
+            hash,
+            count: self.count,
+            sites: self.sites as u64,
+        }
+    }
+}
 
 /// One key range's running totals.
 pub struct Running {
     threshold: u64,
-    totals: FxHashMap<Hash, (u64, u64)>,
+    totals: FxHashMap<Hash, Total>,
+    /// The agents' numbers and shares, when one agent's is capped.
+    shares: Option<Shares>,
     batches: Batches,
     /// Count records added (a batch taken twice adds nothing).
     pub records: u64,
@@ -49,11 +91,13 @@ pub struct Added {
 }
 
 impl Running {
-    /// Keys seen more than `threshold` times are discovered.
-    pub fn new(threshold: u64) -> Self {
+    /// Keys seen more than `threshold` times are discovered; with
+    /// `agent_cap`, no agent adds more than it to a key.
+    pub fn new(threshold: u64, agent_cap: Option<u64>) -> Self {
         Running {
             threshold,
             totals: FxHashMap::default(),
+            shares: agent_cap.map(Shares::new),
             batches: Batches::default(),
             records: 0,
         }
@@ -61,6 +105,10 @@ impl Running {
 
     pub fn threshold(&self) -> u64 {
         self.threshold
+    }
+
+    pub fn agent_cap(&self) -> Option<u64> {
+        self.shares.as_ref().map(Shares::cap)
     }
 
     /// Whether `agent`'s batch `batch` was added.
@@ -79,18 +127,20 @@ impl Running {
             return Added::default();
         }
         let mut crossed = Vec::new();
+        let number = self.shares.as_mut().map_or(SHARED, |s| s.agent(agent));
         for r in records {
-            let total = self.totals.entry(r.hash).or_insert((0, 0));
-            let before = total.0;
-            // Saturating: records come from agents over the network.
-            total.0 = total.0.saturating_add(r.count);
-            total.1 = total.1.saturating_add(r.sites);
-            if before <= self.threshold && total.0 > self.threshold {
-                crossed.push(Count {
-                    hash: r.hash,
-                    count: total.0,
-                    sites: total.1,
-                });
+            let total = self.totals.entry(r.hash).or_insert(Total {
+                count: 0,
+                sites: 0,
+                first: number,
+            });
+            let before = total.count;
+            match self.shares.as_mut() {
+                None => total.add(r.count, r.sites),
+                Some(shares) => add_capped(shares, r, number, total),
+            }
+            if before <= self.threshold && total.count > self.threshold {
+                crossed.push(total.record(r.hash));
             }
             self.records += 1;
         }
@@ -116,38 +166,47 @@ impl Running {
         let mut out: Vec<Count> = self
             .totals
             .iter()
-            .filter(|(_, t)| t.0 > self.threshold)
-            .map(|(h, t)| Count {
-                hash: *h,
-                count: t.0,
-                sites: t.1,
-            })
+            .filter(|(_, t)| t.count > self.threshold)
+            .map(|(h, t)| t.record(*h))
             .collect();
         out.sort_unstable_by_key(|c| c.hash);
         out
     }
 
-    /// The memory the totals take (the table's buckets and control bytes).
+    /// The memory the totals (and shares) take: the tables' buckets and
+    /// control bytes.
     pub fn heap_bytes(&self) -> usize {
-        self.totals.capacity() * (std::mem::size_of::<(Hash, (u64, u64))>() + 1)
+        self.totals.capacity() * (std::mem::size_of::<(Hash, Total)>() + 1)
+            + self.shares.as_ref().map_or(0, Shares::heap_bytes)
     }
 
     /// Writes the state: totals and taken batches together.
     pub fn checkpoint(&self, mut w: impl Write) -> anyhow::Result<()> {
         w.write_all(MAGIC)?;
-        w.write_all(&FORMAT.to_le_bytes())?;
+        let format = if self.shares.is_some() {
+            FORMAT_CAPPED
+        } else {
+            FORMAT
+        };
+        w.write_all(&format.to_le_bytes())?;
         w.write_all(&[NORMALISATION_VERSION])?;
         w.write_all(&self.threshold.to_le_bytes())?;
         let batches = serde_json::to_vec(&self.batches)?;
         w.write_all(&(batches.len() as u32).to_le_bytes())?;
         w.write_all(&batches)?;
-        let mut records: Vec<(&Hash, &(u64, u64))> = self.totals.iter().collect();
+        if let Some(shares) = &self.shares {
+            shares.write(&mut w)?;
+        }
+        let mut records: Vec<(&Hash, &Total)> = self.totals.iter().collect();
         records.sort_unstable_by_key(|(h, _)| **h);
         w.write_all(&(records.len() as u64).to_le_bytes())?;
-        for (h, (count, sites)) in records {
+        for (h, t) in records {
             w.write_all(h)?;
-            w.write_all(&count.to_le_bytes())?;
-            w.write_all(&sites.to_le_bytes())?;
+            w.write_all(&t.count.to_le_bytes())?;
+            w.write_all(&(t.sites as u64).to_le_bytes())?;
+            if self.shares.is_some() {
+                w.write_all(&t.first.to_le_bytes())?;
+            }
         }
         w.flush()?;
         Ok(())
@@ -159,8 +218,9 @@ impl Running {
         let mut head = [0u8; 8 + 2 + 1 + 8 + 4];
         r.read_exact(&mut head)
             .map_err(|_| anyhow::anyhow!("not a discoverer checkpoint (too short)"))?;
+        let format = u16::from_le_bytes([head[8], head[9]]);
         anyhow::ensure!(
-            &head[..8] == MAGIC && u16::from_le_bytes([head[8], head[9]]) == FORMAT,
+            &head[..8] == MAGIC && (format == FORMAT || format == FORMAT_CAPPED),
             "not a discoverer checkpoint (bad magic or format)"
         );
         anyhow::ensure!(
@@ -173,31 +233,81 @@ impl Running {
         let mut json = vec![0u8; len];
         r.read_exact(&mut json)?;
         let batches: Batches = serde_json::from_slice(&json)?;
-        let mut n = [0u8; 8];
-        r.read_exact(&mut n)?;
-        let n = u64::from_le_bytes(n);
-        let mut totals = FxHashMap::default();
-        // Reserve what the file says only up to a bound: the count is data.
-        totals.reserve(n.min(1 << 24) as usize);
-        let mut rec = [0u8; 36];
-        for _ in 0..n {
-            r.read_exact(&mut rec)
-                .map_err(|_| anyhow::anyhow!("discoverer checkpoint cut off"))?;
-            totals.insert(
-                rec[..20].try_into().expect("20"),
-                (
-                    u64::from_le_bytes(rec[20..28].try_into().expect("8")),
-                    u64::from_le_bytes(rec[28..36].try_into().expect("8")),
-                ),
-            );
-        }
+        let shares = match format {
+            FORMAT_CAPPED => Some(Shares::read(&mut r)?),
+            _ => None,
+        };
+        let totals = read_totals(&mut r, shares.as_ref())?;
         Ok(Running {
             threshold,
             totals,
+            shares,
             batches,
             records: 0,
         })
     }
+}
+
+/// Adds record `r` from agent `number` to `total` under the cap: while the
+/// key is that agent's alone its share is the total; when another agent
+/// adds, the first one's share moves to `shares`.
+fn add_capped(shares: &mut Shares, r: Count, number: u32, total: &mut Total) {
+    if total.first == number {
+        let (count, sites) = shares.capped(
+            total.count.saturating_add(r.count),
+            (total.sites as u64).saturating_add(r.sites),
+        );
+        total.count = count;
+        total.sites = sites.min(u32::MAX as u64) as u32;
+        return;
+    }
+    if total.first != SHARED {
+        shares.split(r.hash, total.first, (total.count, total.sites as u64));
+        total.first = SHARED;
+    }
+    let (count, sites) = shares.add(r.hash, number, r.count, r.sites);
+    total.add(count, sites);
+}
+
+/// The records of a checkpoint (with each key's first agent when capped).
+fn read_totals(
+    mut r: impl Read,
+    shares: Option<&Shares>,
+) -> anyhow::Result<FxHashMap<Hash, Total>> {
+    let mut n = [0u8; 8];
+    r.read_exact(&mut n)
+        .map_err(|_| anyhow::anyhow!("discoverer checkpoint cut off"))?;
+    let n = u64::from_le_bytes(n);
+    let mut totals = FxHashMap::default();
+    // Reserve what the file says only up to a bound: the count is data.
+    totals.reserve(n.min(1 << 24) as usize);
+    let size = if shares.is_some() { 40 } else { 36 };
+    let mut rec = [0u8; 40];
+    for _ in 0..n {
+        r.read_exact(&mut rec[..size])
+            .map_err(|_| anyhow::anyhow!("discoverer checkpoint cut off"))?;
+        let sites = u64::from_le_bytes(rec[28..36].try_into().expect("8"));
+        let first = match shares {
+            None => SHARED,
+            Some(s) => {
+                let first = u32::from_le_bytes(rec[36..40].try_into().expect("4"));
+                anyhow::ensure!(
+                    first == SHARED || s.known(first),
+                    "a key of agent number {first}, which the checkpoint does not name"
+                );
+                first
+            }
+        };
+        totals.insert(
+            rec[..20].try_into().expect("20"),
+            Total {
+                count: u64::from_le_bytes(rec[20..28].try_into().expect("8")),
+                sites: sites.min(u32::MAX as u64) as u32,
+                first,
+            },
+        );
+    }
+    Ok(totals)
 }
 
 #[cfg(test)]
@@ -222,7 +332,7 @@ mod tests {
 
     #[test]
     fn a_key_is_announced_once_when_it_crosses_and_batches_count_once() {
-        let mut r = Running::new(2);
+        let mut r = Running::new(2, None);
         let a = r.add("a", 1, [rec(1, 1), rec(2, 3)]);
         assert!(a.taken);
         assert_eq!(hashes(&a.crossed), vec![h(2)]);
@@ -247,7 +357,7 @@ mod tests {
         use crate::discovery::count::{self, CountReader, Counter};
         let dir = tempfile::tempdir().unwrap();
         let mut files = Vec::new();
-        let mut running = Running::new(4);
+        let mut running = Running::new(4, None);
         let mut announced = Vec::new();
         for agent in 0..3u32 {
             for batch in 1..=4u64 {
@@ -285,7 +395,7 @@ mod tests {
 
     #[test]
     fn a_checkpoint_restores_totals_and_taken_batches() {
-        let mut r = Running::new(3);
+        let mut r = Running::new(3, None);
         for i in 0..1000u32 {
             r.add("a", i as u64 + 1, [rec(i % 100, 1), rec(i, 2)]);
         }
@@ -303,5 +413,60 @@ mod tests {
         );
         assert!(Running::restore(&bytes[..bytes.len() - 1]).is_err());
         assert!(Running::restore(&b"CSCOUNTS"[..]).is_err());
+    }
+
+    #[test]
+    fn with_a_cap_streaming_discovers_what_the_hubs_capped_merge_finds() {
+        use crate::discovery::count::{self, Counter};
+        let dir = tempfile::tempdir().unwrap();
+        let (threshold, cap) = (4, 2);
+        let mut running = Running::new(threshold, Some(cap));
+        let mut per_agent = Vec::new();
+        for agent in 0..4u32 {
+            // Each agent's batches, and its own total as the hub keeps it.
+            let mut batches = Vec::new();
+            for batch in 1..=3u64 {
+                let mut c = Counter::new(dir.path(), 1 << 20).unwrap();
+                for i in 0..400u32 {
+                    // Agent 0 sends key i 50 times a batch (fabricated); the others honest counts.
+                    let times = if agent == 0 {
+                        50
+                    } else {
+                        (i * (agent + 1) * batch as u32) % 3
+                    };
+                    for _ in 0..times {
+                        c.add(h(i), (i % 5) as u64).unwrap();
+                    }
+                }
+                let path = dir.path().join(format!("{agent}-{batch}.cscounts"));
+                c.finish(&path, 40).unwrap();
+                let mut r = count::CountReader::open(&path).unwrap();
+                let records = std::iter::from_fn(|| r.next_count().unwrap());
+                running.add(&agent.to_string(), batch, records);
+                batches.push(path);
+            }
+            let total = dir.path().join(format!("agent-{agent}.cscounts"));
+            count::merge(&batches, &total).unwrap();
+            per_agent.push(total);
+        }
+        let merged = dir.path().join("capped.cscounts");
+        count::merge_capped(&per_agent, &merged, Some(cap)).unwrap();
+        let offline = count::discover(&merged, threshold, None, |_| false).unwrap();
+        let streaming =
+            count::discover_counts(running.discovered(), 40, threshold, None, |_| false).unwrap();
+        assert_eq!(streaming.keys, offline.keys);
+        // Agent 0's 150 sightings of every key move none by more than 2.
+        assert!(streaming.keys.len() < 400);
+
+        let mut bytes = Vec::new();
+        running.checkpoint(&mut bytes).unwrap();
+        let mut back = Running::restore(bytes.as_slice()).unwrap();
+        assert_eq!(back.agent_cap(), Some(cap));
+        assert_eq!(back.discovered(), running.discovered());
+        assert!(
+            back.add("0", 4, [rec(0, 1000)]).crossed.is_empty(),
+            "still capped"
+        );
+        assert!(Running::restore(&bytes[..bytes.len() - 1]).is_err());
     }
 }

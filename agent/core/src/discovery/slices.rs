@@ -15,9 +15,17 @@
 //! per partition, as the hub takes a batch once) and how many partitions it
 //! was dealt into — a topic whose partition count changed would put a key in
 //! two ranges, so a slice dealt for another count is refused.
+//!
+//! **Signed slices.** Anyone who may write to the count topic may write any
+//! agent id in a key; the broker authenticates the connection, not the key.
+//! An agent with a signing key signs each slice (key and bytes) and puts the
+//! signature in the record's `crawlsieve-signature` header; a discoverer
+//! given each agent's public key takes a slice only when the key's agent
+//! signed it, so an agent's share of a key (`running`) is its own.
 
 use super::count::{self, Count};
 use crate::fingerprints::chunks::Hash;
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
 /// The largest message on the count and state topics: a slice, a state part.
 pub const MAX_MESSAGE: usize = 16 * 1024 * 1024;
@@ -83,6 +91,40 @@ impl SliceKey {
             partitions,
         })
     }
+}
+
+/// The record header that carries a slice's signature (64 bytes).
+pub const SIGNATURE_HEADER: &str = "crawlsieve-signature";
+
+/// What a slice's signature covers: a domain tag, so a signature made for
+/// anything else never passes for a slice, then the message key and bytes.
+fn signed(key: &[u8], slice: &[u8]) -> Vec<u8> {
+    let mut m = Vec::with_capacity(24 + key.len() + slice.len());
+    m.extend_from_slice(b"crawlsieve count slice\0");
+    m.extend_from_slice(&(key.len() as u32).to_le_bytes());
+    m.extend_from_slice(key);
+    m.extend_from_slice(slice);
+    m
+}
+
+/// A slice's signature by its agent's key.
+pub fn sign(signing: &SigningKey, key: &[u8], slice: &[u8]) -> [u8; 64] {
+    signing.sign(&signed(key, slice)).to_bytes()
+}
+
+/// Checks that `signature` is `public`'s over the slice.
+pub fn verify(
+    public: &VerifyingKey,
+    key: &[u8],
+    slice: &[u8],
+    signature: Option<&[u8]>,
+) -> anyhow::Result<()> {
+    let signature = signature.ok_or_else(|| anyhow::anyhow!("the slice is not signed"))?;
+    let signature = Signature::from_slice(signature)
+        .map_err(|_| anyhow::anyhow!("the slice's signature is not 64 bytes"))?;
+    public
+        .verify(&signed(key, slice), &signature)
+        .map_err(|_| anyhow::anyhow!("the slice's signature is not its agent's"))
 }
 
 /// A count file read from memory and checked as the hub checks a batch
@@ -254,6 +296,38 @@ mod tests {
         for bad in ["a/0/4", "a/1/0", "a/1", "a b/1/4", "a/1/4/5", "a/x/4"] {
             assert!(SliceKey::parse(bad.as_bytes()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_slice_passes_only_with_its_agents_signature_over_its_key_and_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let slice = batch(dir.path(), 10);
+        let agent = SigningKey::from_bytes(&[7; 32]);
+        let other = SigningKey::from_bytes(&[8; 32]);
+        let key = b"crawler-1/1/4";
+        let sig = sign(&agent, key, &slice);
+        let public = agent.verifying_key();
+        verify(&public, key, &slice, Some(&sig)).unwrap();
+        assert!(verify(&public, key, &slice, None).is_err(), "unsigned");
+        assert!(
+            verify(&public, key, &slice, Some(&sig[..63])).is_err(),
+            "short"
+        );
+        let forged = sign(&other, key, &slice);
+        assert!(
+            verify(&public, key, &slice, Some(&forged)).is_err(),
+            "another key"
+        );
+        assert!(
+            verify(&public, b"crawler-1/2/4", &slice, Some(&sig)).is_err(),
+            "another batch"
+        );
+        let mut more = slice.clone();
+        more.extend_from_slice(&[0; 36]);
+        assert!(
+            verify(&public, key, &more, Some(&sig)).is_err(),
+            "other bytes"
+        );
     }
 
     #[test]

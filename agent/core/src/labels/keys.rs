@@ -122,6 +122,55 @@ pub fn read_secret(path: &Path) -> anyhow::Result<String> {
     Ok(token)
 }
 
+/// A file of `AGENT_ID VALUE` lines (`#` comments, blank lines skipped):
+/// the hub's per-agent tokens, a discoverer's agents' public keys. Errors
+/// name `flag` and the line, never a value: the values may be secrets.
+pub fn read_per_agent(
+    path: &Path,
+    flag: &str,
+    value: &str,
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))?;
+    let mut out = std::collections::BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let n = n + 1;
+        let mut parts = line.split_whitespace();
+        let (Some(agent), Some(v), None) = (parts.next(), parts.next(), parts.next()) else {
+            anyhow::bail!("{flag} line {n}: expected `AGENT_ID {value}`");
+        };
+        anyhow::ensure!(
+            super::protocol::valid_agent_id(agent),
+            "{flag} line {n}: `{agent}` is not an agent id (1-64 of A-Z a-z 0-9 . _ -)"
+        );
+        anyhow::ensure!(
+            out.insert(agent.to_string(), v.to_string()).is_none(),
+            "{flag} line {n}: agent `{agent}` given twice"
+        );
+    }
+    anyhow::ensure!(!out.is_empty(), "{flag} {}: no agent in it", path.display());
+    Ok(out)
+}
+
+/// `AGENT_ID PUBLIC_KEY` lines: which key signs each agent's counts.
+pub fn read_agent_keys(
+    path: &Path,
+    flag: &str,
+) -> anyhow::Result<std::collections::BTreeMap<String, VerifyingKey>> {
+    read_per_agent(path, flag, "PUBLIC_KEY")?
+        .into_iter()
+        .map(|(agent, hex)| {
+            let key =
+                parse_public(&hex).map_err(|e| anyhow::anyhow!("{flag}: agent `{agent}`: {e}"))?;
+            Ok((agent, key))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

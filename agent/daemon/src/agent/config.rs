@@ -158,6 +158,11 @@ pub struct CountsSettings {
     /// `crawlsieve.counts.SET` for a discoverer group, not to the hub.
     #[serde(default)]
     pub kafka: Option<String>,
+    /// With `kafka`: this agent's private key (`crawlsieve labels keygen`),
+    /// which signs every slice, so that a discoverer given the public key
+    /// takes this agent's counts as its own (`--agent-keys-file`).
+    #[serde(default)]
+    pub signing_key_file: Option<PathBuf>,
     /// A file holding the count token (else `CRAWLSIEVE_HUB_COUNT_TOKEN`).
     #[serde(default)]
     pub token_file: Option<PathBuf>,

@@ -14,16 +14,24 @@
 //! already is skipped by that part, so every `(agent, batch)` is added once
 //! and an agent's retried send adds nothing. A key announced twice (a crash
 //! between announcement and checkpoint) is one key to the hub.
+//!
+//! **One agent's share, bounded.** Given each agent's public key
+//! (`agent_keys`), a discoverer takes a slice only when the agent its key
+//! names signed it; with `agent_cap`, no agent moves a key's total by more
+//! than the cap (`running`). Together: one agent, or whoever holds write
+//! access to the count topic, cannot push ordinary text over the threshold.
 
 pub mod state;
 mod topics;
 
 use crawlsieve_core::discovery::slices::{self, Announcement, SliceKey, MAX_MESSAGE};
+use ed25519_dalek::VerifyingKey;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
+use rdkafka::message::Headers;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
 use state::Partition;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -42,6 +50,10 @@ pub struct DiscovererConfig {
     pub state_parts: u32,
     pub checkpoint_every: Duration,
     pub group: String,
+    /// No agent adds more than this to a key's total (the hub's `--agent-cap`).
+    pub agent_cap: Option<u64>,
+    /// Each agent's public key: a slice is taken only when its agent signed it.
+    pub agent_keys: Option<BTreeMap<String, VerifyingKey>>,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -54,6 +66,8 @@ pub struct Stats {
     pub slices: AtomicU64,
     pub duplicates: AtomicU64,
     pub refused: AtomicU64,
+    /// Refused because their agent's key did not sign them (among `refused`).
+    pub unsigned: AtomicU64,
     pub records: AtomicU64,
     pub announced: AtomicU64,
     pub checkpoints: AtomicU64,
@@ -131,6 +145,7 @@ impl Discoverer {
             "--state-parts {}: 1 to 4096",
             config.state_parts
         );
+        check_trust(&config)?;
         let (count_topic, state_topic, discovered_topic) = (
             slices::count_topic(&config.set),
             slices::state_topic(&config.set),
@@ -247,8 +262,11 @@ impl Discoverer {
         };
         o.next = Some(o.next.map_or(offset + 1, |n| n.max(offset + 1)));
         o.moved = true;
-        let taken = SliceKey::parse(m.key().unwrap_or_default())
-            .and_then(|k| o.state.take(&k, m.payload().unwrap_or_default()));
+        let (key, payload) = (m.key().unwrap_or_default(), m.payload().unwrap_or_default());
+        let taken = SliceKey::parse(key).and_then(|k| {
+            self.check_signature(&k, key, payload, m)?;
+            o.state.take(&k, payload)
+        });
         let taken = match taken {
             Ok(t) => t,
             Err(e) => {
@@ -275,6 +293,39 @@ impl Discoverer {
             self.send(&self.discovered_topic, None, &count.hash, &a.encode());
             self.stats.announced.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// With agents' keys: the slice was signed by the key of the agent its
+    /// key names.
+    fn check_signature(
+        &self,
+        k: &SliceKey,
+        key: &[u8],
+        payload: &[u8],
+        m: &rdkafka::message::BorrowedMessage<'_>,
+    ) -> anyhow::Result<()> {
+        let Some(keys) = &self.config.agent_keys else {
+            return Ok(());
+        };
+        let checked = match keys.get(&k.agent) {
+            None => Err(anyhow::anyhow!(
+                "agent `{}` is not in --agent-keys-file",
+                k.agent
+            )),
+            Some(public) => {
+                let signature = m.headers().and_then(|h| {
+                    h.iter()
+                        .find(|h| h.key == slices::SIGNATURE_HEADER)
+                        .and_then(|h| h.value)
+                });
+                slices::verify(public, key, payload, signature)
+                    .map_err(|e| anyhow::anyhow!("agent `{}`: {e}", k.agent))
+            }
+        };
+        if checked.is_err() {
+            self.stats.unsigned.fetch_add(1, Ordering::Relaxed);
+        }
+        checked
     }
 
     /// Queues a message, waiting while the producer's queue is full.
@@ -377,7 +428,7 @@ impl Discoverer {
                 p as u32,
                 self.partitions,
                 self.config.state_parts,
-                self.config.threshold,
+                (self.config.threshold, self.config.agent_cap),
                 messages.into_values(),
             )
             .map_err(|e| anyhow::anyhow!("partition {p}: {e:#}"))?;
@@ -411,10 +462,36 @@ impl Discoverer {
             slices = s.slices.load(Ordering::Relaxed),
             duplicates = s.duplicates.load(Ordering::Relaxed),
             refused = s.refused.load(Ordering::Relaxed),
+            unsigned = s.unsigned.load(Ordering::Relaxed),
             records = s.records.load(Ordering::Relaxed),
             announced = s.announced.load(Ordering::Relaxed),
             checkpoint_failures = s.checkpoint_failures.load(Ordering::Relaxed),
             "{what}"
         );
     }
+}
+
+/// The cap fits the threshold, and the operator hears what is left open.
+fn check_trust(config: &DiscovererConfig) -> anyhow::Result<()> {
+    if let Some(cap) = config.agent_cap {
+        anyhow::ensure!(
+            (1..=config.threshold).contains(&cap),
+            "--agent-cap {cap}: 1 to the threshold ({})",
+            config.threshold
+        );
+    }
+    match (&config.agent_cap, &config.agent_keys) {
+        (None, _) => tracing::warn!(
+            set = %config.set,
+            "no --agent-cap: one agent, or anyone who can write to the count topic, can push \
+             any key over the threshold"
+        ),
+        (Some(_), None) => tracing::warn!(
+            set = %config.set,
+            "--agent-cap without --agent-keys-file: agent ids on the count topic are self-declared, \
+             so one writer can send under many ids"
+        ),
+        (Some(_), Some(_)) => {}
+    }
+    Ok(())
 }

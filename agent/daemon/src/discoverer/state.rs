@@ -44,11 +44,19 @@ pub struct Taken {
 }
 
 impl Partition {
-    pub fn new(partition: u32, partitions: u32, parts: u32, threshold: u64) -> Partition {
+    pub fn new(
+        partition: u32,
+        partitions: u32,
+        parts: u32,
+        threshold: u64,
+        agent_cap: Option<u64>,
+    ) -> Partition {
         Partition {
             partition,
             partitions,
-            parts: (0..parts).map(|_| Running::new(threshold)).collect(),
+            parts: (0..parts)
+                .map(|_| Running::new(threshold, agent_cap))
+                .collect(),
             min_chars: None,
             changed: 0,
         }
@@ -128,15 +136,16 @@ impl Partition {
     }
 
     /// The state of a partition from its parts' last messages (a part with
-    /// none starts empty); refuses parts of another layout or threshold.
+    /// none starts empty); refuses parts of another layout, threshold or
+    /// agent cap.
     pub fn restore(
         partition: u32,
         partitions: u32,
         parts: u32,
-        threshold: u64,
+        (threshold, agent_cap): (u64, Option<u64>),
         messages: impl IntoIterator<Item = Vec<u8>>,
     ) -> anyhow::Result<Partition> {
-        let mut p = Partition::new(partition, partitions, parts, threshold);
+        let mut p = Partition::new(partition, partitions, parts, threshold, agent_cap);
         for m in messages {
             anyhow::ensure!(
                 m.len() >= HEAD && &m[..8] == MAGIC,
@@ -156,6 +165,14 @@ impl Partition {
                 running.threshold() == threshold,
                 "state kept at threshold {}, this discoverer's is {threshold}",
                 running.threshold()
+            );
+            let show = |c: Option<u64>| c.map_or("none".to_string(), |c| c.to_string());
+            anyhow::ensure!(
+                running.agent_cap() == agent_cap,
+                "state kept with agent cap {}, this discoverer's is {}: \
+                 keep --agent-cap for a set (count into a new set to change it)",
+                show(running.agent_cap()),
+                show(agent_cap)
             );
             if min_chars != NO_MIN_CHARS {
                 if let Some(m) = p.min_chars {
@@ -201,7 +218,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let b1 = slices::split(&batch(dir.path(), 3000, |i| i % 3), 3).unwrap();
         let b2 = slices::split(&batch(dir.path(), 3000, |i| i % 2), 3).unwrap();
-        let mut p = Partition::new(1, 3, 4, 2);
+        let mut p = Partition::new(1, 3, 4, 2, None);
         assert!(p.take(&key("a", 1), &b1[1]).unwrap().new);
         let old: Vec<Vec<u8>> = (0..4).map(|i| p.encode_part(i).unwrap()).collect();
         let crossed = p.take(&key("a", 2), &b2[1]).unwrap().crossed;
@@ -214,7 +231,7 @@ mod tests {
             old[2].clone(),
             old[3].clone(),
         ];
-        let mut back = Partition::restore(1, 3, 4, 2, mixed).unwrap();
+        let mut back = Partition::restore(1, 3, 4, (2, None), mixed).unwrap();
         // Batch 2 read again: parts 2 and 3 take it, 0 and 1 skip it.
         let again = back.take(&key("a", 2), &b2[1]).unwrap();
         assert!(again.new);
@@ -231,7 +248,7 @@ mod tests {
     fn wrong_slices_and_states_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let b = slices::split(&batch(dir.path(), 500, |_| 1), 3).unwrap();
-        let mut p = Partition::new(0, 3, 2, 5);
+        let mut p = Partition::new(0, 3, 2, 5, None);
         assert!(p.take(&key("a", 1), &b[1]).is_err(), "another range");
         let mut k = key("a", 1);
         k.partitions = 4;
@@ -239,15 +256,19 @@ mod tests {
         p.take(&key("a", 1), &b[0]).unwrap();
         let part = p.encode_part(0).unwrap();
         assert!(
-            Partition::restore(0, 3, 2, 6, [part.clone()]).is_err(),
+            Partition::restore(0, 3, 2, (6, None), [part.clone()]).is_err(),
             "threshold"
         );
         assert!(
-            Partition::restore(0, 3, 4, 5, [part.clone()]).is_err(),
+            Partition::restore(0, 3, 4, (5, None), [part.clone()]).is_err(),
             "parts"
         );
-        assert!(Partition::restore(0, 3, 2, 5, [part[..30].to_vec()]).is_err());
-        let back = Partition::restore(0, 3, 2, 5, [part]).unwrap();
+        assert!(
+            Partition::restore(0, 3, 2, (5, Some(2)), [part.clone()]).is_err(),
+            "agent cap"
+        );
+        assert!(Partition::restore(0, 3, 2, (5, None), [part[..30].to_vec()]).is_err());
+        let back = Partition::restore(0, 3, 2, (5, None), [part]).unwrap();
         assert_eq!(back.min_chars, Some(40));
     }
 }

@@ -75,7 +75,7 @@ impl Blind {
             if let Some(cap) = d.agent_cap {
                 anyhow::ensure!(
                     d.kafka.is_none(),
-                    "--agent-cap: the discoverers on Kafka do not cap agents yet; drop --agent-cap or --discovered-from"
+                    "--agent-cap with --discovered-from: the discoverers add the counts, so give them --agent-cap (and --agent-keys-file)"
                 );
                 anyhow::ensure!(
                     (1..=threshold).contains(&cap),

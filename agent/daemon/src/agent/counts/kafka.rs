@@ -2,11 +2,14 @@
 //! each batch dealt into one slice per partition (its key range), every
 //! slice acknowledged before the batch leaves the outbox. A batch sent again
 //! after a lost acknowledgement is taken once: each discoverer part takes an
-//! `(agent, batch)` once.
+//! `(agent, batch)` once. With a signing key, each slice carries its
+//! signature (`slices::sign`) in a record header.
 
 use super::Sent;
 use crawlsieve_core::discovery::slices::{self, SliceKey, MAX_MESSAGE};
+use ed25519_dalek::SigningKey;
 use rdkafka::consumer::BaseConsumer;
+use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use std::path::Path;
 use std::time::Duration;
@@ -21,10 +24,17 @@ pub(super) struct ToKafka {
     metadata: std::sync::Arc<BaseConsumer>,
     topic: String,
     agent: String,
+    /// Boxed: the key's expanded form is large, and most agents ship to a hub.
+    signing: Option<Box<SigningKey>>,
 }
 
 impl ToKafka {
-    pub fn new(brokers: &str, set: &str, agent: &str) -> anyhow::Result<ToKafka> {
+    pub fn new(
+        brokers: &str,
+        set: &str,
+        agent: &str,
+        signing: Option<SigningKey>,
+    ) -> anyhow::Result<ToKafka> {
         let err = |e: rdkafka::error::KafkaError| anyhow::anyhow!("agent.counts.kafka: {e}");
         let producer: FutureProducer = crate::kafka::client(brokers)?
             .set("message.max.bytes", (MAX_MESSAGE + 4096).to_string())
@@ -43,6 +53,7 @@ impl ToKafka {
             metadata,
             topic: slices::count_topic(set),
             agent: agent.to_string(),
+            signing: signing.map(Box::new),
         })
     }
 
@@ -66,10 +77,17 @@ impl ToKafka {
         }
         .encode();
         let sends = parts.iter().enumerate().map(|(p, slice)| {
-            let record = FutureRecord::to(&self.topic)
+            let mut record = FutureRecord::to(&self.topic)
                 .partition(p as i32)
                 .key(&key)
                 .payload(slice);
+            if let Some(signing) = &self.signing {
+                let signature = slices::sign(signing, key.as_bytes(), slice);
+                record = record.headers(OwnedHeaders::new().insert(Header {
+                    key: slices::SIGNATURE_HEADER,
+                    value: Some(&signature[..]),
+                }));
+            }
             self.producer.send(record, Duration::from_secs(30))
         });
         for sent in futures::future::join_all(sends).await {
@@ -95,13 +113,14 @@ impl ToKafka {
 }
 
 /// Publishes count files as `agent`'s batches `first`, `first + 1`, … of set
-/// `set` (`crawlsieve labels send-counts`: counts made offline, a backfill).
-/// Each batch is acknowledged before the next is sent; sending a batch
-/// again adds nothing.
+/// `set` (`crawlsieve labels send-counts`: counts made offline, a backfill),
+/// signed with `signing` when given. Each batch is acknowledged before the
+/// next is sent; sending a batch again adds nothing.
 pub async fn send_files(
     brokers: &str,
     set: &str,
     agent: &str,
+    signing: Option<SigningKey>,
     first: u64,
     files: &[std::path::PathBuf],
 ) -> anyhow::Result<()> {
@@ -110,7 +129,7 @@ pub async fn send_files(
         "--agent `{agent}`: use 1-64 of A-Z a-z 0-9 . _ -"
     );
     anyhow::ensure!(first >= 1, "--first-batch: batches are numbered from 1");
-    let to = ToKafka::new(brokers, set, agent)?;
+    let to = ToKafka::new(brokers, set, agent, signing)?;
     for (i, path) in files.iter().enumerate() {
         match to.send(first + i as u64, path).await? {
             Sent::Refused(why) => anyhow::bail!("{}: {why}", path.display()),

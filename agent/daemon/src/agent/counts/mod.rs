@@ -223,11 +223,29 @@ fn destination(
             s.hub.is_none() && s.token_file.is_none() && s.ca_file.is_none(),
             "agent.counts.kafka: counts go to Kafka or to a hub; drop agent.counts.hub, token_file and ca_file"
         );
-        tracing::info!(set = %s.set, %agent, %brokers, "counting the pages judged for the discoverers");
+        let signing = s
+            .signing_key_file
+            .as_deref()
+            .map(|p| {
+                crawlsieve_core::labels::keys::read_signing(p)
+                    .map_err(|e| anyhow::anyhow!("agent.counts.signing_key_file: {e:#}"))
+            })
+            .transpose()?;
+        if signing.is_none() {
+            tracing::warn!(
+                "agent.counts.kafka without agent.counts.signing_key_file: discoverers that check \
+                 agents' keys will refuse these counts"
+            );
+        }
+        tracing::info!(set = %s.set, %agent, %brokers, signed = signing.is_some(), "counting the pages judged for the discoverers");
         return Ok(Destination::Kafka(kafka::ToKafka::new(
-            brokers, &s.set, agent,
+            brokers, &s.set, agent, signing,
         )?));
     }
+    anyhow::ensure!(
+        s.signing_key_file.is_none(),
+        "agent.counts.signing_key_file: only for agent.counts.kafka (a hub knows agents by their tokens)"
+    );
     let base = s.hub.as_deref().or(hub.map(|h| h.url.as_str())).ok_or_else(|| {
         anyhow::anyhow!(
             "agent.counts.hub: no hub to send counts to (set it, labels.hub.url, or agent.counts.kafka)"
