@@ -550,6 +550,10 @@ fn one_signed_agent_cannot_push_ordinary_text_over_the_threshold_on_kafka() {
     let (key, public) = keygen(dir);
     let agents = ["honest0", "honest1", "honest2", "rogue"];
     let keys_file = agent_keys(dir, &agents);
+    // Its /metrics behind a token.
+    let metrics_token = dir.join("metrics.token");
+    std::fs::write(&metrics_token, "metrics-token-for-tests").unwrap();
+    let metrics_addr = format!("127.0.0.1:{}", free_port());
     let _d = Discoverer::start_with(
         dir,
         &brokers,
@@ -560,6 +564,10 @@ fn one_signed_agent_cannot_push_ordinary_text_over_the_threshold_on_kafka() {
             "2",
             "--agent-keys-file",
             keys_file.to_str().unwrap(),
+            "--listen",
+            &metrics_addr,
+            "--metrics-token-file",
+            metrics_token.to_str().unwrap(),
         ],
     );
     wait_until("the discoverer owns the partitions", 60, || {
@@ -645,10 +653,37 @@ fn one_signed_agent_cannot_push_ordinary_text_over_the_threshold_on_kafka() {
     let (_, expected) = published(&http_hub.addr).expect("the capped hub published");
     assert!(!expected.is_empty());
 
+    let metrics = || {
+        let auth = "Bearer metrics-token-for-tests";
+        let (status, body) = http(
+            &metrics_addr,
+            "GET",
+            "/metrics",
+            &[("Authorization", auth)],
+            b"",
+        )
+        .unwrap();
+        assert_eq!(status, 200);
+        String::from_utf8(body).unwrap()
+    };
     wait_until("the discoverer took 16 slices and refused 8", 60, || {
-        let l = log(dir, "d");
-        l.contains("slices=16") && l.contains("refused=8") && l.contains("unsigned=8")
+        let m = metrics();
+        m.contains("crawlsieve_discoverer_slices_total 16\n")
+            && m.contains("crawlsieve_discoverer_refused_slices_total 8\n")
+            && m.contains("crawlsieve_discoverer_unsigned_slices_total 8\n")
     });
+    let m = metrics();
+    assert!(m.contains("crawlsieve_discoverer_partitions 4\n"), "{m}");
+    assert!(m.contains("crawlsieve_discoverer_lag "), "{m}");
+    assert!(!m.contains("crawlsieve_discoverer_keys 0\n"), "{m}");
+    assert_eq!(
+        http(&metrics_addr, "GET", "/metrics", &[], b"").unwrap().0,
+        401
+    );
+    assert_eq!(
+        http(&metrics_addr, "GET", "/healthz", &[], b"").unwrap().0,
+        200
+    );
     wait_until(
         "the Kafka hub publishes what the capped hub does",
         90,

@@ -88,6 +88,21 @@ pub async fn require(
     }
 }
 
+/// A route behind `token`, when there is one ([`require`] as its layer).
+pub fn guarded<S: Clone + Send + Sync + 'static>(
+    route: axum::routing::MethodRouter<S>,
+    token: Option<Token>,
+    what: &'static str,
+) -> axum::routing::MethodRouter<S> {
+    match token {
+        Some(token) => route.route_layer(axum::middleware::from_fn_with_state(
+            Guard { token, what },
+            require,
+        )),
+        None => route,
+    }
+}
+
 /// What [`require`] checks, and the name its `401` gives.
 #[derive(Clone, Debug)]
 pub struct Guard {

@@ -1,7 +1,10 @@
 //! `crawlsieve discoverer`: one member of a blind set's discoverer group on
 //! Kafka (streaming discovery past one hub; docs/discovery-at-scale.md).
 
-use crawlsieve_daemon::discoverer::{Discoverer, DiscovererConfig};
+use crawlsieve_daemon::auth::Token;
+use crawlsieve_daemon::discoverer::{listen, Discoverer, DiscovererConfig};
+use crawlsieve_daemon::tls::TlsFiles;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +38,18 @@ pub struct DiscovererArgs {
     /// `AGENT_ID PUBLIC_KEY` lines: take a slice only when its agent's key signed it.
     #[arg(long)]
     agent_keys_file: Option<std::path::PathBuf>,
+    /// Serve `/metrics` and `/healthz` here (off by default; loopback unless you mean otherwise).
+    #[arg(long)]
+    listen: Option<std::net::SocketAddr>,
+    /// `/metrics` needs this bearer token (else CRAWLSIEVE_METRICS_TOKEN, when set).
+    #[arg(long, requires = "listen")]
+    metrics_token_file: Option<PathBuf>,
+    /// Serve HTTPS with this certificate chain (PEM; read again on SIGHUP or change).
+    #[arg(long, requires_all = ["tls_key", "listen"])]
+    tls_cert: Option<PathBuf>,
+    /// …and this private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 pub fn run(a: DiscovererArgs) -> anyhow::Result<i32> {
@@ -60,12 +75,37 @@ pub fn run(a: DiscovererArgs) -> anyhow::Result<i32> {
             .map(|p| crawlsieve_core::labels::keys::read_agent_keys(p, "--agent-keys-file"))
             .transpose()?,
     };
+    let metrics_token = match &a.listen {
+        Some(_) => {
+            Token::from_file_or_env(a.metrics_token_file.as_deref(), "CRAWLSIEVE_METRICS_TOKEN")
+                .map_err(|e| anyhow::anyhow!("--metrics-token-file: {e}"))?
+        }
+        None => None,
+    };
+    if let (Some(addr), None) = (&a.listen, &metrics_token) {
+        if !addr.ip().is_loopback() {
+            tracing::warn!("--listen {addr} beyond loopback with no metrics token: /metrics is open to whoever reaches it");
+        }
+    }
+    let tls = TlsFiles::pair(a.tls_cert, a.tls_key, ("--tls-cert", "--tls-key"))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let discoverer = rt.block_on(Discoverer::connect(config))?;
     let stop = Arc::new(AtomicBool::new(false));
-    rt.block_on(async {
+    let (ended, ended_rx) = tokio::sync::oneshot::channel::<()>();
+    if let Some(addr) = a.listen {
+        rt.block_on(listen::serve(
+            discoverer.clone(),
+            addr,
+            metrics_token,
+            tls,
+            async move {
+                let _ = ended_rx.await;
+            },
+        ))?;
+    }
+    let result = rt.block_on(async {
         // The consumer loop is blocking (rebalance callbacks run inside its poll).
         let mut worker = tokio::task::spawn_blocking({
             let (d, stop) = (discoverer.clone(), stop.clone());
@@ -76,7 +116,8 @@ pub fn run(a: DiscovererArgs) -> anyhow::Result<i32> {
             _ = crawlsieve_daemon::shutdown::signal() => stop.store(true, Ordering::Relaxed),
         }
         worker.await
-    })
-    .map_err(|_| anyhow::anyhow!("the discoverer's thread panicked"))??;
+    });
+    let _ = ended.send(());
+    result.map_err(|_| anyhow::anyhow!("the discoverer's thread panicked"))??;
     Ok(0)
 }

@@ -21,12 +21,12 @@
 
 use super::config::{AgentSettings, SourceKind};
 use super::Agent;
-use crate::auth::{Guard, Token};
+use crate::auth::{guarded, Token};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, MethodRouter};
+use axum::routing::{get, post};
 use axum::Router;
 use crawlsieve_core::input::page::{Input, Origin, Page};
 use crawlsieve_core::input::sources::jsonl::{json_url, page_from_json};
@@ -69,21 +69,6 @@ impl Doors {
             metrics,
             tls,
         })
-    }
-}
-
-/// A route behind `token`, when there is one.
-fn guarded(
-    route: MethodRouter<Arc<Agent>>,
-    token: Option<Token>,
-    what: &'static str,
-) -> MethodRouter<Arc<Agent>> {
-    match token {
-        Some(token) => route.route_layer(axum::middleware::from_fn_with_state(
-            Guard { token, what },
-            crate::auth::require,
-        )),
-        None => route,
     }
 }
 

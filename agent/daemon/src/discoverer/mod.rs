@@ -21,7 +21,9 @@
 //! than the cap (`running`). Together: one agent, or whoever holds write
 //! access to the count topic, cannot push ordinary text over the threshold.
 
+pub mod listen;
 pub mod state;
+pub mod stats;
 mod topics;
 
 use crawlsieve_core::discovery::slices::{self, Announcement, SliceKey, MAX_MESSAGE};
@@ -31,8 +33,9 @@ use rdkafka::message::Headers;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
 use state::Partition;
+use stats::Stats;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -59,20 +62,6 @@ pub struct DiscovererConfig {
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// A dead member holds its partitions this long before the group moves them.
 const SESSION_TIMEOUT: Duration = Duration::from_secs(6);
-
-/// What a discoverer did (logged at each checkpoint and at the end).
-#[derive(Debug, Default)]
-pub struct Stats {
-    pub slices: AtomicU64,
-    pub duplicates: AtomicU64,
-    pub refused: AtomicU64,
-    /// Refused because their agent's key did not sign them (among `refused`).
-    pub unsigned: AtomicU64,
-    pub records: AtomicU64,
-    pub announced: AtomicU64,
-    pub checkpoints: AtomicU64,
-    pub checkpoint_failures: AtomicU64,
-}
 
 /// One discoverer: the partitions it owns and the clients it writes with.
 pub struct Discoverer {
@@ -101,7 +90,11 @@ struct Owned {
 
 struct Context(Arc<Discoverer>);
 
-impl ClientContext for Context {}
+impl ClientContext for Context {
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        self.0.stats.take_lag(&statistics, &self.0.count_topic);
+    }
+}
 
 impl ConsumerContext for Context {
     fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
@@ -211,6 +204,8 @@ impl Discoverer {
             // fetch with one record batch a partition (tansu 0.6) is then not
             // waited on between slices.
             .set("fetch.wait.max.ms", "10")
+            // The lag `/metrics` exports comes from the client's statistics.
+            .set("statistics.interval.ms", "5000")
             .set(
                 "receive.message.max.bytes",
                 (2 * MAX_MESSAGE + 4096).to_string(),
@@ -270,20 +265,18 @@ impl Discoverer {
         let taken = match taken {
             Ok(t) => t,
             Err(e) => {
-                self.stats.refused.fetch_add(1, Ordering::Relaxed);
+                self.stats.refused.inc();
                 tracing::error!(partition = p, offset, error = %format!("{e:#}"), "a slice of counts refused");
                 return;
             }
         };
         let min_chars = o.state.min_chars.unwrap_or(0);
         drop(owned);
-        self.stats.slices.fetch_add(1, Ordering::Relaxed);
+        self.stats.slices.inc();
         if !taken.new {
-            self.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+            self.stats.duplicates.inc();
         }
-        self.stats
-            .records
-            .fetch_add(taken.records, Ordering::Relaxed);
+        self.stats.records.inc_by(taken.records);
         for count in taken.crossed {
             let a = Announcement {
                 count,
@@ -291,7 +284,7 @@ impl Discoverer {
                 threshold: self.config.threshold,
             };
             self.send(&self.discovered_topic, None, &count.hash, &a.encode());
-            self.stats.announced.fetch_add(1, Ordering::Relaxed);
+            self.stats.announced.inc();
         }
     }
 
@@ -323,7 +316,7 @@ impl Discoverer {
             }
         };
         if checked.is_err() {
-            self.stats.unsigned.fetch_add(1, Ordering::Relaxed);
+            self.stats.unsigned.inc();
         }
         checked
     }
@@ -351,9 +344,7 @@ impl Discoverer {
     /// those of `release`, all of them), then their offsets committed.
     fn checkpoint<C: ConsumerContext>(&self, consumer: &BaseConsumer<C>, release: Option<&[i32]>) {
         if let Err(e) = self.producer.flush(TIMEOUT) {
-            self.stats
-                .checkpoint_failures
-                .fetch_add(1, Ordering::Relaxed);
+            self.stats.checkpoint_failures.inc();
             tracing::warn!(error = %e, "announcements not acknowledged; no checkpoint, offsets not committed");
             return;
         }
@@ -366,9 +357,7 @@ impl Discoverer {
             };
             if o.state.changed > 0 {
                 if let Err(e) = self.write_state(*p, &o.state) {
-                    self.stats
-                        .checkpoint_failures
-                        .fetch_add(1, Ordering::Relaxed);
+                    self.stats.checkpoint_failures.inc();
                     tracing::error!(partition = p, error = %format!("{e:#}"), "state not checkpointed; offsets not committed");
                     continue;
                 }
@@ -376,9 +365,7 @@ impl Discoverer {
             let _ = tpl.add_partition_offset(&self.count_topic, *p, Offset::Offset(next));
         }
         if let Err(e) = self.producer.flush(TIMEOUT) {
-            self.stats
-                .checkpoint_failures
-                .fetch_add(1, Ordering::Relaxed);
+            self.stats.checkpoint_failures.inc();
             tracing::warn!(error = %e, "state not acknowledged; offsets not committed");
             return;
         }
@@ -395,7 +382,7 @@ impl Discoverer {
                 // commit that went through, and each part takes a batch once.
                 tracing::debug!(error = %e, "offsets not committed");
             }
-            self.stats.checkpoints.fetch_add(1, Ordering::Relaxed);
+            self.stats.checkpoints.inc();
             self.log("checkpoint");
         }
     }
@@ -450,22 +437,33 @@ impl Discoverer {
         Ok(())
     }
 
-    fn log(&self, what: &str) {
-        let s = &self.stats;
+    /// Sets the state's gauges from the partitions owned now; their numbers.
+    pub fn refresh(&self) -> Vec<i32> {
         let owned = self.owned();
         let keys: u64 = owned.values().map(|o| o.state.keys()).sum();
+        let bytes: usize = owned.values().map(|o| o.state.heap_bytes()).sum();
+        self.stats.keys.set(keys as i64);
+        self.stats.state_bytes.set(bytes as i64);
+        self.stats.partitions.set(owned.len() as i64);
         let mut partitions: Vec<i32> = owned.keys().copied().collect();
         partitions.sort_unstable();
+        partitions
+    }
+
+    fn log(&self, what: &str) {
+        let partitions = self.refresh();
+        let s = &self.stats;
         tracing::info!(
             ?partitions,
-            keys,
-            slices = s.slices.load(Ordering::Relaxed),
-            duplicates = s.duplicates.load(Ordering::Relaxed),
-            refused = s.refused.load(Ordering::Relaxed),
-            unsigned = s.unsigned.load(Ordering::Relaxed),
-            records = s.records.load(Ordering::Relaxed),
-            announced = s.announced.load(Ordering::Relaxed),
-            checkpoint_failures = s.checkpoint_failures.load(Ordering::Relaxed),
+            keys = s.keys.get(),
+            lag = s.lag.get(),
+            slices = s.slices.get(),
+            duplicates = s.duplicates.get(),
+            refused = s.refused.get(),
+            unsigned = s.unsigned.get(),
+            records = s.records.get(),
+            announced = s.announced.get(),
+            checkpoint_failures = s.checkpoint_failures.get(),
             "{what}"
         );
     }

@@ -110,6 +110,11 @@ impl Partition {
         self.parts.iter().map(|p| p.len() as u64).sum()
     }
 
+    /// The parts' tables, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.parts.iter().map(Running::heap_bytes).sum()
+    }
+
     pub fn parts(&self) -> u32 {
         self.parts.len() as u32
     }
