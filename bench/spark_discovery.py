@@ -14,7 +14,7 @@ come from Spark's own stage metrics (its REST API on loopback).
 Usage: cargo build --release && (python wheel installed in target/py-venv)
        target/py-venv/bin/python bench/spark_discovery.py [--scales 1,2,4,8]
 """
-import argparse, glob, gzip, json, os, subprocess, sys, time, urllib.request
+import argparse, glob, gzip, json, os, statistics, subprocess, sys, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
@@ -83,7 +83,8 @@ def run_one(a):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (SparkSession.builder.master(a.run).appName("bench")
              .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.ui.port", "4747").config("spark.ui.showConsoleProgress", "false").getOrCreate())
+             .config("spark.ui.port", "4747").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.extraJavaOptions", cs.LOCAL_JAVA_OPTIONS).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(100).selectExpr("sum(id)").collect()  # JVM up, a Python worker started
     t = time.perf_counter()
@@ -103,6 +104,7 @@ def main():
     ap.add_argument("--scales", default="1,2,4,8")
     ap.add_argument("--threshold", type=int, help="default: the scale k (k copies of a page count k: only the corpus's own repeats pass, as at 1x)")
     ap.add_argument("--one-core-scale", type=int, default=4, help="the input the one-core comparison runs on")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each side in the one-core comparison")
     ap.add_argument("--run", help=argparse.SUPPRESS)
     ap.add_argument("--key", help=argparse.SUPPRESS)
     ap.add_argument("--output", help=argparse.SUPPRESS)
@@ -119,13 +121,21 @@ def main():
     cmd = "target/py-venv/bin/python bench/spark_discovery.py"
     k = a.one_core_scale
     inputs = scaled(a.out, base, k)
-    count_s, discover_s = one_machine(inputs, a.out, a.threshold or k, key)
-    one = spark_run("local[1]", inputs, os.path.join(a.out, "spark1.cslab"), a.threshold or k, key, pin=True)
+    # Both sides in turn, `--repeat` times: on a shared 2-core machine one run
+    # of either varies by 20 %; the ratio is of the medians, the spread shown.
+    machine, spark = [], []
+    for _ in range(a.repeat):
+        machine.append(sum(one_machine(inputs, a.out, a.threshold or k, key)))
+        one = spark_run("local[1]", inputs, os.path.join(a.out, "spark1.cslab"), a.threshold or k, key, pin=True)
+        spark.append(one["seconds"])
     same = open(os.path.join(a.out, "one.cslab"), "rb").read() == open(os.path.join(a.out, "spark1.cslab"), "rb").read()
     n = pages * k
-    print(f"| one core, {k}x ({n} pages) | labels count + discover {count_s + discover_s:.1f} s ({n / (count_s + discover_s):.0f} pages/s)"
-          f" | Spark local[1] {one['seconds']:.1f} s ({n / one['seconds']:.0f} pages/s) | Spark / one machine "
-          f"{(count_s + discover_s) / one['seconds']:.2f} | set identical: {same} | {one['keys']} keys | `{cmd}` |")
+    m, s = statistics.median(machine), statistics.median(spark)
+    print(f"| one core, {k}x ({n} pages), median of {a.repeat} | labels count + discover {m:.1f} s "
+          f"({min(machine):.1f}-{max(machine):.1f}; {n / m:.0f} pages/s) | Spark local[1] {s:.1f} s "
+          f"({min(spark):.1f}-{max(spark):.1f}; {n / s:.0f} pages/s) | Spark / one machine {m / s:.2f} "
+          f"(pairs {min(x / y for x, y in zip(machine, spark)):.2f}-{max(x / y for x, y in zip(machine, spark)):.2f})"
+          f" | set identical: {same} | {one['keys']} keys | `{cmd}` |")
     first = None
     for k in [int(x) for x in a.scales.split(",")]:
         d = scaled(a.out, base, k)
