@@ -36,21 +36,16 @@ fn read_properties(path: &std::path::Path) -> anyhow::Result<Vec<(String, String
     let text =
         std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
+    for (n, line) in crawlsieve_core::labels::keys::meaningful_lines(&text) {
         // Only the key and the line number in errors: the value may be a password.
-        let (k, v) = line.split_once('=').ok_or_else(|| {
-            anyhow::anyhow!("{} line {}: expected key=value", path.display(), n + 1)
-        })?;
+        let (k, v) = line
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("{} line {n}: expected key=value", path.display()))?;
         let k = k.trim();
         anyhow::ensure!(
             k != "bootstrap.servers",
-            "{} line {}: the brokers come from the configuration, not from here",
+            "{} line {n}: the brokers come from the configuration, not from here",
             path.display(),
-            n + 1
         );
         out.push((k.to_string(), v.trim().to_string()));
     }

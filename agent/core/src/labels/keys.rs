@@ -122,6 +122,17 @@ pub fn read_secret(path: &Path) -> anyhow::Result<String> {
     Ok(token)
 }
 
+/// The lines of a secrets file that say something, numbered from 1 for
+/// errors (which name the line, never its value): blank lines and `#`
+/// comments left out, the rest trimmed. Agent tokens, agent keys and Kafka
+/// properties are all written this way.
+pub fn meaningful_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(n, line)| (n + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+}
+
 /// A file of `AGENT_ID VALUE` lines (`#` comments, blank lines skipped):
 /// the hub's per-agent tokens, a discoverer's agents' public keys. Errors
 /// name `flag` and the line, never a value: the values may be secrets.
@@ -133,12 +144,7 @@ pub fn read_per_agent(
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))?;
     let mut out = std::collections::BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let n = n + 1;
+    for (n, line) in meaningful_lines(&text) {
         let mut parts = line.split_whitespace();
         let (Some(agent), Some(v), None) = (parts.next(), parts.next(), parts.next()) else {
             anyhow::bail!("{flag} line {n}: expected `AGENT_ID {value}`");
