@@ -8,8 +8,10 @@ so the figures are parse/extract speed, not disk or gzip. Bytes are the raw
 HTML bytes. One core: crawlsieve's `bench` is single-threaded; the Python
 peers run in one process.
 
-Usage: bench/throughput.py [--data DIR] [--quick]   (run bench/peers-venv.sh first,
-or let this script run it). --quick uses the first 300 pages. The second
+Usage: bench/throughput.py [--data DIR] [--quick] [--scorers plateau,pruned,learned]
+(run bench/peers-venv.sh first, or let this script run it). --quick uses the first
+300 pages; --scorers also measures the full pipeline with each `extract.scorer`
+named, in the same run (the default's figure is "crawlsieve full"). The second
 corpus, smaller pages: bench/small_pages.py && bench/throughput.py --data target/small-pages
 rs-trafilatura is built from bench/peers-rs (its own Cargo.lock) into target/peers-rs.
 """
@@ -49,6 +51,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "extraction"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--scorers", default="", help="comma-separated extract.scorer values to measure too")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.data, "**", "*.html.gz"), recursive=True) +
                    glob.glob(os.path.join(a.data, "**", "*.html"), recursive=True))
@@ -64,6 +67,10 @@ def main():
         out = subprocess.run([binary, "bench", "--json", "--mode", mode, "--repeat", "3", *files],
                              capture_output=True, check=True)
         results[f"crawlsieve {mode}"] = json.loads(out.stdout)
+    for scorer in filter(None, a.scorers.split(",")):
+        out = subprocess.run([binary, "bench", "--json", "--mode", "full", "--repeat", "3",
+                              "--set", f"extract.scorer={scorer}", *files], capture_output=True, check=True)
+        results[f"crawlsieve {scorer}"] = json.loads(out.stdout)
     env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(ROOT, "target", "peers-rs"))
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path",
                     os.path.join(HERE, "peers-rs", "Cargo.toml")], env=env, check=True)
@@ -76,11 +83,12 @@ def main():
         results[name] = json.loads(out.stdout)
     r0 = results["crawlsieve full"]
     print(f"{r0['pages']} pages, {r0['megabytes']:.1f} MB of HTML ({os.path.relpath(a.data, ROOT)}), one core, in memory")
-    print(f"{'system':<22} {'MB/s':>8} {'pages/s':>8} {'peak RSS MB':>12} {'full ÷ this':>12}")
+    rp = results["resiliparse"]
+    print(f"{'system':<22} {'MB/s':>8} {'pages/s':>8} {'peak RSS MB':>12} {'full ÷ this':>12} {'this ÷ resiliparse':>19}")
     for name, r in results.items():
         print(f"{name:<22} {r['mb_per_s']:>8.1f} {r['pages_per_s']:>8.0f} {r['peak_rss_mb']:>12.0f} "
-              f"{r0['mb_per_s'] / r['mb_per_s']:>11.2f}×")
-    for name in ("crawlsieve full", "crawlsieve extract"):
+              f"{r0['mb_per_s'] / r['mb_per_s']:>11.2f}× {r['mb_per_s'] / rp['mb_per_s']:>18.2f}×")
+    for name in [n for n in results if n.startswith("crawlsieve ")]:
         r = results[name]
         print(f"{name}: per page p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms; "
               f"per 100 KB p50 {r['p50_ms_per_100kb']:.3f} ms, p99 {r['p99_ms_per_100kb']:.3f} ms")

@@ -39,6 +39,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The tree counts tried for pruning, and how much F1 fewer trees may cost.
 PRUNE_TREES = (25, 50, 100)
 PRUNE_SLACK = 0.002
+# The same for the second stage's trees.
+SECOND_TREES = (25, 50, 100)
+SECOND_SLACK = 0.002
 # The index of the block's own word count in a row (set from the feature names).
 WORDS = None
 PARAMS = dict(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
@@ -420,10 +423,12 @@ def ensemble(clf):
                 trees=[gbtrees.tree(pred) for (pred,) in clf._predictors])
 
 
-def export(clf, clf2, names, rule, prune, prune_trees):
+def export(clf, clf2, names, rule, prune, prune_trees, second_trees):
+    second = ensemble(clf2)
+    second["trees"] = second["trees"][:second_trees]
     return dict(format=1, features=names, **ensemble(clf), **cut_fields(rule),
                 prune=dict(cut_fields(prune), trees=prune_trees),
-                second=dict(features=CONTEXT, **ensemble(clf2)),
+                second=dict(features=CONTEXT, **second),
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
 
 
@@ -502,6 +507,7 @@ def main():
     page_kinds(pages, fold_of, a.folds, os.path.join(os.path.dirname(a.out), "pagetype.json"))
     oof, oof2 = [None] * len(pages), [None] * len(pages)
     staged = {n: [None] * len(pages) for n in PRUNE_TREES if n < PARAMS["max_iter"]}
+    staged2 = {n: [None] * len(pages) for n in SECOND_TREES if n < PARAMS["max_iter"]}
     for k in range(a.folds):
         t = time.perf_counter()
         train = [p for p in pages if fold_of[p["domain"]] != k]
@@ -524,6 +530,12 @@ def main():
         clf2 = fit(train, [inner[p["id"]] for p in train])
         for i, pr in zip(test_idx, predict(clf2, [pages[i] for i in test_idx], probs)):
             oof2[i] = pr
+        # The second stage's first trees alone: what fewer of them cost.
+        X2, _, _ = matrix2([pages[i] for i in test_idx], probs)
+        for n, raw in enumerate(clf2.staged_decision_function(X2), 1):
+            if n in staged2:
+                for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
+                    staged2[n][i] = pr
         # The same model's first trees alone, for the prune cut (below).
         X, _, _ = matrix([pages[i] for i in test_idx])
         for n, raw in enumerate(clf.staged_decision_function(X), 1):
@@ -541,6 +553,19 @@ def main():
     for kinds in (("fixed",), ("fixed", "expected_f1")):
         page_scores, fold_scores = cross_validate(pages, curves, oof2, fold_of, a.folds, kinds)
         report("learned, " + " or ".join(kinds), pages, page_scores, fold_scores, a.folds)
+    # The second stage reads probabilities the first stage already settled
+    # well: the fewest of its trees whose F1 is within SECOND_SLACK of all of
+    # them are shipped (its walks are half of the learned scorer's cost).
+    second = {PARAMS["max_iter"]: (float(np.mean(page_scores)), curves, page_scores, oof2)}
+    for n in sorted(staged2):
+        c = [Curve(p, o) for p, o in zip(pages, staged2[n])]
+        sc, fs = cross_validate(pages, c, staged2[n], fold_of, a.folds, ("fixed", "expected_f1"))
+        report(f"learned, second stage of {n} trees", pages, sc, fs, a.folds)
+        second[n] = (float(np.mean(sc)), c, sc, staged2[n])
+    top = max(f for f, *_ in second.values())
+    second_trees = min(n for n, (f, *_) in second.items() if f >= top - SECOND_SLACK)
+    _, curves, page_scores, oof2 = second[second_trees]
+    print(f"second stage: {second_trees} trees (F1 {second[second_trees][0]:.3f}, all {second[PARAMS['max_iter']][0]:.3f})")
     if a.dump_oof:
         json.dump({p["id"]: f for p, f in zip(pages, page_scores)}, open(a.dump_oof, "w"))
     # extract.scorer = "pruned": on a page where the plateau keeps at least
@@ -561,9 +586,10 @@ def main():
         auto_scores, auto_fold = cross_validate(pages, pruned, probs, fold_of, a.folds,
                                                 ("fixed", "expected_f1"), page_scores)
         report(f"pruned, {n} trees", pages, auto_scores, auto_fold, a.folds)
-        tried[n] = (float(np.mean(auto_scores)), pruned)
-    best = max(f for f, _ in tried.values())
-    prune_trees = min(n for n, (f, _) in tried.items() if f >= best - PRUNE_SLACK)
+        tried[n] = (float(np.mean(auto_scores)), pruned, auto_scores)
+    best = max(f for f, *_ in tried.values())
+    prune_trees = min(n for n, (f, *_) in tried.items() if f >= best - PRUNE_SLACK)
+    routes(pages, page_scores, tried[prune_trees][2], fold_of, a.folds)
     # The shipped model: all pages; cuts from the out-of-fold predictions.
     rule, s = best_cut(curves)
     print(f"cut on out-of-fold predictions: {rule} (F1 {s:.3f})")
@@ -573,16 +599,42 @@ def main():
     # The shipped second stage learns from the out-of-fold first-stage
     # probabilities (each page's from a model that never saw its domain).
     clf2 = fit(pages, oof)
-    model = export(clf, clf2, names, rule, prune, prune_trees)
+    model = export(clf, clf2, names, rule, prune, prune_trees, second_trees)
     X, _, _ = matrix(pages[:50])
     got = np.array([walk(model, r) for r in X])
     assert np.allclose(clf.decision_function(X), got, atol=1e-4), "exported trees disagree with scikit-learn"
     X2, _, _ = matrix2(pages[:50], oof[:50])
     got = np.array([walk(model["second"], r) for r in X2])
-    assert np.allclose(clf2.decision_function(X2), got, atol=1e-4), "exported second stage disagrees"
+    want = [np.ravel(raw) for n, raw in enumerate(clf2.staged_decision_function(X2), 1) if n == second_trees][0]
+    assert np.allclose(want, got, atol=1e-4), "exported second stage disagrees"
     if not a.no_write:
         json.dump(model, open(a.out, "w"), separators=(",", ":"))
         print(f"wrote {a.out}: {len(model['trees'])} trees, {sum(len(t['feature']) for t in model['trees'])} nodes")
+
+
+def routes(pages, learned, pruned, fold_of, folds):
+    """The page kind decides the scorer: pages of the kinds in a route go to
+    the learned scorer, the rest to `pruned` (each page's kind out of fold,
+    as the second stage reads it). Per route: the cross-validated F1 and the
+    share of pages the model scores whole (what it costs)."""
+    kinds = [KINDS[int(np.argmax(p["kind"]))] for p in pages]
+    sure = [float(np.max(p["kind"])) for p in pages]
+    candidates = [
+        ("no page to learned (pruned)", lambda k, s: False),
+        ("every page to learned", lambda k, s: True),
+        ("not article", lambda k, s: k != "article"),
+        ("not article or documentation", lambda k, s: k not in ("article", "documentation")),
+        ("listing, collection, product, forum", lambda k, s: k in ("listing", "collection", "product", "forum")),
+        ("listing, collection, product", lambda k, s: k in ("listing", "collection", "product")),
+        ("not a sure article (p < .8)", lambda k, s: not (k == "article" and s >= 0.8)),
+        ("not a sure article (p < .9)", lambda k, s: not (k == "article" and s >= 0.9)),
+    ]
+    for name, route in candidates:
+        go = [route(k, s) for k, s in zip(kinds, sure)]
+        scores = [l if g else p for l, p, g in zip(learned, pruned, go)]
+        fold_scores = [np.mean([f for q, f in zip(pages, scores) if fold_of[q["domain"]] == k])
+                       for k in range(folds)]
+        report(f"routed ({name}; {np.mean(go):.0%} of pages to learned)", pages, scores, fold_scores, folds)
 
 
 def report(name, pages, scores, fold_scores, folds):

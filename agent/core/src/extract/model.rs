@@ -307,7 +307,8 @@ mod tests {
     fn batched_scores_are_the_single_ones() {
         let m = Model::parse(SHIPPED).unwrap();
         let mut x = 7u64;
-        let rows: Vec<[f32; features::N]> = (0..203)
+        // 25 groups of eight, one of four, three alone: every way through.
+        let rows: Vec<[f32; features::N]> = (0..207)
             .map(|_| {
                 let mut r = [0f32; features::N];
                 for v in r.iter_mut() {

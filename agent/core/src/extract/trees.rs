@@ -122,32 +122,46 @@ impl Ensemble {
 
     /// `score_with` for every row, with the first `trees` trees (boosting
     /// adds trees that correct the ones before, so a prefix is a coarser
-    /// model). Rows go through each tree four at a time: four independent
-    /// walks keep the CPU busy while each waits on its loads.
+    /// model). Rows go through each tree eight at a time (then four, then
+    /// one): independent walks keep the CPU busy while each waits on its
+    /// loads (eight lanes scored the learned scorer's pages 10–15 % faster
+    /// than four here; bench/HISTORY.md).
     pub(crate) fn score_first<const M: usize>(&self, rows: &[[f32; M]], trees: usize) -> Vec<f32> {
-        const LANES: usize = 4;
-        let inner = (1usize << self.depth) - 1;
         let mut out = Vec::with_capacity(rows.len());
-        let mut groups = rows.chunks_exact(LANES);
-        for group in &mut groups {
-            let mut s = [self.bias; LANES];
-            for (splits, leaves) in self.trees().take(trees) {
-                let mut i = [0usize; LANES];
-                for _ in 0..self.depth {
-                    for l in 0..LANES {
-                        let sp = splits[i[l]];
-                        i[l] =
-                            2 * i[l] + 1 + (group[l][sp.feature as usize] > sp.threshold) as usize;
-                    }
-                }
-                for l in 0..LANES {
-                    s[l] += leaves[i[l] - inner];
+        let mut eights = rows.chunks_exact(8);
+        for group in &mut eights {
+            out.extend(self.score_lanes::<M, 8>(group, trees));
+        }
+        let mut fours = eights.remainder().chunks_exact(4);
+        for group in &mut fours {
+            out.extend(self.score_lanes::<M, 4>(group, trees));
+        }
+        out.extend(fours.remainder().iter().map(|r| self.score_with(r, trees)));
+        out
+    }
+
+    /// `score_with` for `L` rows at once (`group.len() == L`), walk by walk
+    /// interleaved.
+    fn score_lanes<const M: usize, const L: usize>(
+        &self,
+        group: &[[f32; M]],
+        trees: usize,
+    ) -> [f32; L] {
+        let inner = (1usize << self.depth) - 1;
+        let mut s = [self.bias; L];
+        for (splits, leaves) in self.trees().take(trees) {
+            let mut i = [0usize; L];
+            for _ in 0..self.depth {
+                for l in 0..L {
+                    let sp = splits[i[l]];
+                    i[l] = 2 * i[l] + 1 + (group[l][sp.feature as usize] > sp.threshold) as usize;
                 }
             }
-            out.extend(s);
+            for l in 0..L {
+                s[l] += leaves[i[l] - inner];
+            }
         }
-        out.extend(groups.remainder().iter().map(|r| self.score_with(r, trees)));
-        out
+        s
     }
 }
 
