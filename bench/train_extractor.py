@@ -21,12 +21,12 @@ model is then trained on all of dev; trafilatura-eval is never seen. A page's
 F1 includes the JSON-LD product description every scorer adds where the chosen
 text lacks it (agent/core/src/extract/declared.rs, mirrored here).
 
-Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1]
+Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1] [--settle N,P]
 (also chooses the prune cut of extract.scorer = "pruned" and how many trees it reads)
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
-import argparse, collections, gzip, json, os, re, subprocess, sys, time
+import argparse, collections, gzip, itertools, json, os, re, subprocess, sys, time
 from html import unescape as html_unescape
 
 import numpy as np
@@ -42,6 +42,9 @@ PRUNE_SLACK = 0.002
 # The same for the second stage's trees.
 SECOND_TREES = (25, 50, 100)
 SECOND_SLACK = 0.002
+# The first stage's early exit (`--settle N,P`): after N trees, a block whose
+# probability is below 1 - P or above P keeps it (None: no early exit).
+SETTLE = None
 # The index of the block's own word count in a row (set from the feature names).
 WORDS = None
 PARAMS = dict(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
@@ -414,8 +417,27 @@ def fit(pages, probs=None):
 
 
 def predict(clf, pages, probs=None):
+    """Each page's block probabilities: the first stage's as the agent makes
+    them (with its early exit, `settled`), or the second stage's from the
+    first's `probs`."""
     X, _, _ = matrix(pages) if probs is None else matrix2(pages, probs)
-    return split_probs(pages, clf.predict_proba(X)[:, 1] if len(X) else np.array([]))
+    if not len(X):
+        return split_probs(pages, np.array([]))
+    raw = settled(clf, X) if probs is None else clf.decision_function(X)
+    return split_probs(pages, 1 / (1 + np.exp(-np.ravel(raw))))
+
+
+def settled(clf, X):
+    """The first stage's raw scores with the agent's early exit
+    (agent/core/src/extract/model.rs, `Settle`): a block past SETTLE's margin
+    after its first trees keeps that score."""
+    full = np.ravel(clf.decision_function(X))
+    if SETTLE is None or SETTLE[0] >= clf.n_iter_:
+        return full
+    n, p = SETTLE
+    margin = np.log(p / (1 - p))
+    early = np.ravel(next(itertools.islice(clf.staged_decision_function(X), n - 1, None)))
+    return np.where(np.abs(early) > margin, early, full)
 
 
 def ensemble(clf):
@@ -426,7 +448,8 @@ def ensemble(clf):
 def export(clf, clf2, names, rule, prune, prune_trees, second_trees):
     second = ensemble(clf2)
     second["trees"] = second["trees"][:second_trees]
-    return dict(format=1, features=names, **ensemble(clf), **cut_fields(rule),
+    settle = {} if SETTLE is None else dict(settle=dict(trees=SETTLE[0], margin=float(np.log(SETTLE[1] / (1 - SETTLE[1])))))
+    return dict(format=1, features=names, **ensemble(clf), **cut_fields(rule), **settle,
                 prune=dict(cut_fields(prune), trees=prune_trees),
                 second=dict(features=CONTEXT, **second),
                 trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
@@ -485,7 +508,13 @@ def main():
     ap.add_argument("--below", type=float, default=0.1,
                     help="extract.learned_below: pages where the plateau keeps a smaller share go to the model alone")
     ap.add_argument("--params", help="JSON of scikit-learn parameters to change, e.g. '{\"max_iter\": 60}'")
+    ap.add_argument("--settle", help="the first stage's early exit, N,P: after N trees a block below 1-P or "
+                    "above P keeps its score (measured 2026-11-29 at 50,0.9: no gain; bench/HISTORY.md)")
     a = ap.parse_args()
+    global SETTLE
+    if a.settle:
+        n, p = a.settle.split(",")
+        SETTLE = (int(n), float(p))
     if a.params:
         PARAMS.update(json.loads(a.params))
     cache = os.path.join(HERE, "..", "target", "extractor-features-wcxb.jsonl")

@@ -33,6 +33,9 @@ struct File {
     /// `threshold` and `relative` serve only blocks judged alone.
     #[serde(default)]
     expected_f1: Option<ExpectedF1>,
+    /// The first stage's early exit: see `Settle`.
+    #[serde(default)]
+    settle: Option<Settle>,
     /// The cut for pruning the plateau's choice (`extract.scorer = "pruned"`),
     /// chosen by the training script on those blocks alone.
     #[serde(default)]
@@ -44,6 +47,19 @@ struct File {
     /// prune cut always reads the first stage alone.
     #[serde(default)]
     second: Option<Stage>,
+}
+
+/// The first stage's early exit: a block whose raw score after its first
+/// `trees` trees is already past `margin` either way (a probability below
+/// `1 / (1 + e^margin)` or above its complement) keeps that score, and only
+/// the others walk the rest of the trees. Most of a page's blocks — menus,
+/// footers, the body of an article — are settled long before the last
+/// tree; the second stage is trained on the probabilities so made
+/// (`bench/train_extractor.py`), so it meets what it learnt from.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq)]
+struct Settle {
+    trees: usize,
+    margin: f32,
 }
 
 /// A second stage as the file gives it.
@@ -115,6 +131,8 @@ pub struct Model {
     rule: Rule,
     /// `File::prune`: its rule and how many trees it reads.
     prune: Option<(Rule, usize)>,
+    /// `File::settle`.
+    settle: Option<Settle>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -131,6 +149,8 @@ pub enum ModelError {
     Tree(usize, &'static str),
     #[error("extractor model: expected_f1 needs gamma > 0 and 0 <= floor <= ceiling <= 1")]
     ExpectedF1,
+    #[error("extractor model: settle needs trees > 0 and a margin > 0")]
+    Settle,
 }
 
 impl Model {
@@ -151,6 +171,12 @@ impl Model {
         ];
         if rules.iter().flatten().any(|e| !e.valid()) {
             return Err(ModelError::ExpectedF1);
+        }
+        if file
+            .settle
+            .is_some_and(|e| e.trees == 0 || e.margin.is_nan() || e.margin <= 0.0)
+        {
+            return Err(ModelError::Settle);
         }
         let tree = |(i, why)| ModelError::Tree(i, why);
         let first = Ensemble::build(file.bias, &file.trees, features::N).map_err(tree)?;
@@ -185,6 +211,7 @@ impl Model {
                     c.trees.unwrap_or(usize::MAX),
                 )
             }),
+            settle: file.settle,
         })
     }
 
@@ -214,7 +241,10 @@ impl Model {
     /// The final raw score of every block of a page: the second stage's
     /// where the file has one, else the first stage's.
     pub fn score_all(&self, rows: &[[f32; features::N]], layout: &features::Layout) -> Vec<f32> {
-        let first = self.first.score_first(rows, usize::MAX);
+        let first = match self.settle {
+            Some(e) => self.first.score_settling(rows, e.trees, e.margin),
+            None => self.first.score_first(rows, usize::MAX),
+        };
         let Some(second) = &self.second else {
             return first;
         };
@@ -340,6 +370,52 @@ mod tests {
         assert_eq!(second.score_first(&joined, usize::MAX), single);
         let decided: Vec<bool> = rows.iter().map(|r| m.decide(r)).collect();
         assert!(decided.iter().any(|&b| b) && decided.iter().any(|&b| !b));
+    }
+
+    #[test]
+    fn settled_rows_keep_their_early_score_and_the_rest_walk_on() {
+        let m = Model::parse(SHIPPED).unwrap();
+        let mut x = 11u64;
+        let rows: Vec<[f32; features::N]> = (0..101)
+            .map(|_| {
+                let mut r = [0f32; features::N];
+                for v in r.iter_mut() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *v = (x % 1000) as f32 / 100.0 - 2.0;
+                }
+                r
+            })
+            .collect();
+        let early = m.first.score_first(&rows, 50);
+        let full = m.first.score_first(&rows, usize::MAX);
+        let mut sorted: Vec<f32> = early.iter().map(|s| s.abs()).collect();
+        sorted.sort_by(f32::total_cmp);
+        let margin = sorted[sorted.len() / 2];
+        let got = m.first.score_settling(&rows, 50, margin);
+        let settled = (0..rows.len()).filter(|&i| early[i].abs() > margin).count();
+        assert!(settled > 10 && settled < rows.len() - 10, "{settled}");
+        for i in 0..rows.len() {
+            if early[i].abs() > margin {
+                assert_eq!(got[i], early[i]);
+            } else {
+                assert!((got[i] - full[i]).abs() < 1e-4, "{} {}", got[i], full[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_settle_without_trees_or_margin_is_refused() {
+        for bad in [(0, 2.0), (50, 0.0), (50, -1.0)] {
+            let mut file: serde_json::Value = serde_json::from_str(SHIPPED).unwrap();
+            file["settle"] = serde_json::json!({"trees": bad.0, "margin": bad.1});
+            let json = file.to_string();
+            assert!(
+                matches!(Model::parse(&json), Err(ModelError::Settle)),
+                "{bad:?}"
+            );
+        }
     }
 
     /// A layout of `n` blocks, each its own template, the page its region.
