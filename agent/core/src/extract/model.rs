@@ -328,6 +328,23 @@ fn logit(p: f32) -> f32 {
 mod tests {
     use super::*;
 
+    /// `n` rows of features spread over `[-span / 5, span * 4 / 5)`, from `seed` (xorshift).
+    fn random_rows(n: usize, seed: u64, span: f32) -> Vec<[f32; features::N]> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                let mut r = [0f32; features::N];
+                for v in r.iter_mut() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *v = ((x % 1000) as f32 / 1000.0 - 0.2) * span;
+                }
+                r
+            })
+            .collect()
+    }
+
     #[test]
     fn the_shipped_model_loads() {
         Model::parse(SHIPPED).unwrap();
@@ -336,20 +353,8 @@ mod tests {
     #[test]
     fn batched_scores_are_the_single_ones() {
         let m = Model::parse(SHIPPED).unwrap();
-        let mut x = 7u64;
         // 25 groups of eight, one of four, three alone: every way through.
-        let rows: Vec<[f32; features::N]> = (0..207)
-            .map(|_| {
-                let mut r = [0f32; features::N];
-                for v in r.iter_mut() {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    *v = (x % 1000) as f32 / 200.0 - 1.0;
-                }
-                r
-            })
-            .collect();
+        let rows = random_rows(207, 7, 5.0);
         let single: Vec<f32> = rows.iter().map(|r| m.score(r)).collect();
         assert_eq!(m.first.score_first(&rows, usize::MAX), single);
         // The second stage's batches too, on rows that go both ways.
@@ -375,19 +380,7 @@ mod tests {
     #[test]
     fn settled_rows_keep_their_early_score_and_the_rest_walk_on() {
         let m = Model::parse(SHIPPED).unwrap();
-        let mut x = 11u64;
-        let rows: Vec<[f32; features::N]> = (0..101)
-            .map(|_| {
-                let mut r = [0f32; features::N];
-                for v in r.iter_mut() {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    *v = (x % 1000) as f32 / 100.0 - 2.0;
-                }
-                r
-            })
-            .collect();
+        let rows = random_rows(101, 11, 10.0);
         let early = m.first.score_first(&rows, 50);
         let full = m.first.score_first(&rows, usize::MAX);
         let mut sorted: Vec<f32> = early.iter().map(|s| s.abs()).collect();
