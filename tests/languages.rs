@@ -177,6 +177,44 @@ fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
     assert_refused_at_start_up("language.udhr_margin", "9");
 }
 
+/// `language.declarations` points the fourth check at a table built
+/// elsewhere (as `bench/languages_udhr.py` does, to judge languages the
+/// check has never seen). The shipped table less every language crawlsieve
+/// does not name, gzip'd as shipped or plain: the Asturian page, vetoed by
+/// the shipped table, keeps the code it is mistaken for. A path that cannot
+/// be read, or a file that is not a table, fails start-up with the key.
+#[test]
+fn a_declarations_table_from_a_file_replaces_the_shipped_one() {
+    let text = "Asturies ye una comunidá autónoma del Reinu d'España, asitiada nel norte de la \
+        península Ibérica. La so capital ye Uviéu y la ciudá más poblada ye Xixón. Llenda al este con \
+        Cantabria, al sur con Castiella y Llión, al oeste con Galicia y al norte col mar Cantábricu. \
+        El so territoriu ye mayoritariamente montañosu y la so población vive sobre too na zona \
+        central, onde tán les ciudaes más grandes. La llingua asturiana ye la llingua tradicional \
+        del país y tien un estatus de proteición.";
+    let shipped = gunzip(&std::fs::read(repo().join("rules/udhr.tsv.gz")).unwrap());
+    let known_only: String = String::from_utf8(shipped)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with('#') || l.split('\t').nth(1) == Some("known"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("known.tsv");
+    let zipped = dir.path().join("known.tsv.gz");
+    std::fs::write(&plain, &known_only).unwrap();
+    std::fs::write(&zipped, gzip(known_only.as_bytes())).unwrap();
+    assert_eq!(lang_of(text, &[]), "unknown");
+    for table in [&plain, &zipped] {
+        let setting = format!("language.declarations={}", table.display());
+        assert_eq!(lang_of(text, &["--set", &setting]), "spa");
+    }
+    let not_a_table = dir.path().join("not-a-table.tsv");
+    std::fs::write(&not_a_table, "eng\tfamous\n").unwrap();
+    for bad in [dir.path().join("missing.tsv"), not_a_table] {
+        assert_refused_at_start_up("language.declarations", &bad.display().to_string());
+    }
+}
+
 /// A relative that reads too close to the decided language for the
 /// declarations' trigrams, but whose words are not that language's: Crimean
 /// Tatar (from its declaration, the preamble's end and Article 1), which

@@ -18,7 +18,7 @@
 //!
 //! Two more check the decision for the languages neither knows: langid.py's
 //! model (`langid`, 97 languages) vetoes a code or names one of its own 21;
-//! then the Universal Declaration of Human Rights in 401 languages (`udhr`)
+//! then the Universal Declaration of Human Rights in 418 languages (`udhr`)
 //! vetoes a code where the page reads more like the declaration of a
 //! language mistaken for it (Asturian for Spanish, Low German for German),
 //! and names six of Common Crawl's top 100 languages no detector knows.
@@ -69,6 +69,10 @@ pub struct LanguageSettings {
     /// page's words must be in a relative's declaration only than in the
     /// code's only to veto the code (docs/languages.md).
     pub declaration_words: f64,
+    /// The declarations the fourth check reads: the shipped table, or one
+    /// built by `bench/build_udhr.py` (docs/languages.md).
+    #[serde(default)]
+    pub declarations: DeclarationsTable,
     pub unknown: UnknownLanguage,
     pub sample_bytes: usize,
 }
@@ -83,7 +87,54 @@ impl LanguageSettings {
             udhr_margin: self.udhr_margin,
             words_margin: self.words_margin,
             declaration_words: self.declaration_words,
+            declarations: self.declarations,
         }
+    }
+}
+
+/// `language.declarations`: which table of declarations the fourth check
+/// reads. Empty (the default): the one built into the binary. A path: a
+/// table in the same format, read once when the configuration is — a
+/// missing or malformed file fails start-up with the key and the reason.
+#[derive(Clone, Copy, Default)]
+pub struct DeclarationsTable(Option<&'static udhr::Declarations>);
+
+impl DeclarationsTable {
+    pub fn get(self) -> &'static udhr::Declarations {
+        self.0.unwrap_or_else(udhr::Declarations::shipped)
+    }
+}
+
+impl std::fmt::Debug for DeclarationsTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("DeclarationsTable(shipped)"),
+            Some(_) => f.write_str("DeclarationsTable(from a file)"),
+        }
+    }
+}
+
+/// Two settings read the same table when they hold the same one (a path is
+/// read once, so the same path gives the same table).
+impl PartialEq for DeclarationsTable {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.0, other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DeclarationsTable {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let path = String::deserialize(d)?;
+        if path.is_empty() {
+            return Ok(DeclarationsTable(None));
+        }
+        udhr::Declarations::from_file(&path)
+            .map(|t| DeclarationsTable(Some(t)))
+            .map_err(|e| serde::de::Error::custom(format!("{e:#}")))
     }
 }
 
@@ -171,6 +222,8 @@ pub struct Thresholds {
     /// it (and not in the code's) than the other way round for the code to
     /// be vetoed ([`udhr::declared_rival`]). 0: not run.
     pub declaration_words: f64,
+    /// The declarations table ([`udhr`]).
+    pub declarations: DeclarationsTable,
 }
 
 impl Default for Thresholds {
@@ -183,6 +236,7 @@ impl Default for Thresholds {
             udhr_margin: UDHR_MARGIN,
             words_margin: WORDS_MARGIN,
             declaration_words: DECLARATION_WORDS,
+            declarations: DeclarationsTable::default(),
         }
     }
 }
@@ -281,7 +335,7 @@ fn with_langid(sample: &str, decided: Detected, t: Thresholds) -> Detected {
 /// mistaken for it; a page without a code may get one of the few outsiders
 /// crawlsieve names (Tatar, Tajik, Western Frisian, ...).
 fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected {
-    let declarations = udhr::Declarations::shipped();
+    let declarations = t.declarations.get();
     let confidence = |margin: f64| (margin / (4.0 * t.udhr_margin)).min(1.0);
     // Naming takes twice the margin a veto does: a veto turns a code into
     // `unknown`, a name into another code, which must not be wrong.

