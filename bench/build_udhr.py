@@ -165,6 +165,8 @@ def main():
                     help="comma-separated codes of languages crawlsieve does not name to leave out of the table")
     ap.add_argument("--neighbours", type=int, default=NEIGHBOURS,
                     help="outsiders nearest each known language's declaration that compete with it (0: only those it is mistaken for)")
+    ap.add_argument("--name-all", action="store_true",
+                    help="every outsider is named (role `named`), not only Common Crawl's top 100 languages")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
     excluded = set(filter(None, a.exclude.split(",")))
@@ -191,7 +193,7 @@ def main():
     for lang, code, text in outsiders:
         seen = {c for c, n in got[code].items() if c not in ("unknown", lang) and n >= a.min_pages}
         against = sorted(seen | near.get(code, set()))
-        if lang in NAMED:
+        if lang in NAMED or a.name_all:
             rows.append((lang, "named", against, code, text))
         elif against:
             rows.append((lang, "outsider", against, code, text))

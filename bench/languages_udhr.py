@@ -88,6 +88,12 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--neighbours", type=int, default=build_udhr.NEIGHBOURS,
                     help="bench/build_udhr.py --neighbours for the fold tables")
+    ap.add_argument("--name-all", action="store_true",
+                    help="tables that name every outsider they hold (bench/build_udhr.py --name-all): each fold's "
+                         "table also judges the next fold's languages, which it holds and names")
+    ap.add_argument("--names-out", metavar="TSV",
+                    help="write every code `crawlsieve languages` lists with its name (iso639-lang) and its "
+                         "right share here, e.g. rules/language_names.tsv (needs the default folds)")
     ap.add_argument("--show", type=int, default=15, help="how many of the worst languages to list")
     a = ap.parse_args()
     pkg = build_udhr.fetch(os.path.join(ROOT, "target", "udhr"))
@@ -101,6 +107,7 @@ def main():
         items += [((lang, code), p) for p in build_udhr.pages(held)]
     outsiders = sorted({lang for (lang, _), _ in items if lang not in named})
     codes = [None] * len(items)
+    named_codes = {}  # with --name-all: outsiders' pages judged by a table that holds and names them
     if a.folds == 0:
         for i, c in enumerate(judge(a.binary, items, a.set)):
             codes[i] = c
@@ -110,22 +117,57 @@ def main():
                 table = os.path.join(tmp, f"udhr-{k}.tsv.gz")
                 apart = [l for l in outsiders if fold_of(l, a.folds) == k]
                 subprocess.run([sys.executable, os.path.join(HERE, "build_udhr.py"), "--binary", a.binary,
-                                "--fit-half", "--exclude", ",".join(apart), "--neighbours", str(a.neighbours), "--out", table, "--quiet"], check=True)
+                                "--fit-half", "--exclude", ",".join(apart), "--neighbours", str(a.neighbours),
+                                "--out", table, "--quiet"] + (["--name-all"] if a.name_all else []), check=True)
                 # Fold k's outsiders, with the table that has never seen them;
                 # the named languages' pages once, in the first fold.
                 pick = [i for i, ((lang, _), _) in enumerate(items)
                         if (lang in named and k == 0) or (lang not in named and fold_of(lang, a.folds) == k)]
+                if a.name_all:
+                    pick_named = [i for i, ((lang, _), _) in enumerate(items)
+                                  if lang not in named and fold_of(lang, a.folds) == (k + 1) % a.folds]
+                    for i, c in zip(pick_named, judge(a.binary, [items[i] for i in pick_named], a.set, table)):
+                        named_codes[i] = c
                 for i, c in zip(pick, judge(a.binary, [items[i] for i in pick], a.set, table)):
                     codes[i] = c
     per = collections.defaultdict(collections.Counter)
-    for ((lang, _), _), got in zip(items, codes):
+    judged = [(lang, False, got) for ((lang, _), _), got in zip(items, codes)]
+    judged += [(items[i][0][0], True, got) for i, got in named_codes.items()]
+    for lang, held, got in judged:
         macro = macro_of(lang)
         kind = ("right" if got == lang else "unknown" if got is None
                 else "macro" if got == macro else "wrong")
-        per[lang][kind] += 1
+        # A language the table holds and names is listed as `code+`.
+        key = lang + "+" if held else lang
+        per[key][kind] += 1
         if kind == "wrong":
-            per[lang]["as " + got] += 1
-    report(per, named, a.show, a.folds)
+            per[key]["as " + got] += 1
+    report(per, named | {k for k in per if k.endswith("+")}, a.show, a.folds)
+    if a.names_out:
+        assert a.folds and not a.name_all, "--names-out takes the shipped configuration's folds"
+        write_names(a.names_out, named, per)
+
+
+def write_names(path, named, per):
+    """Each code crawlsieve gives, its English name and how sure it is: the
+    share of its held-apart declaration pages that get it (`-` without a
+    declaration). Read by `crawlsieve languages`."""
+    from iso639 import Lang
+    rows = []
+    for code in sorted(named):
+        try:
+            name = Lang(code).name
+        except Exception:
+            name = {"hbs": "Serbo-Croatian"}.get(code, code)
+        c = per.get(code)
+        pages = sum(c[x] for x in ("right", "macro", "unknown", "wrong")) if c else 0
+        right = f"{c['right'] / pages:.2f}" if pages else "-"
+        rows.append(f"{code}\t{name}\t{right}\t{pages}\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# code, name (ISO 639-3, PyPI iso639-lang 2.6.3), right share and count of 1 KB pages of its "
+                "held-apart declaration (bench/languages_udhr.py --names-out)\n")
+        f.writelines(rows)
+    print(f"{len(rows)} codes → {path}")
 
 
 def report(per, named, show, folds):

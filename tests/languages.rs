@@ -100,6 +100,18 @@ fn the_languages_command_lists_every_code_and_stops_quietly_on_a_closed_pipe() {
     for (_, code) in CODES {
         assert!(codes.contains(code), "{code} missing from {codes:?}");
     }
+    // Every code has its name and, where the declarations have it, how sure
+    // crawlsieve is of it (rules/language_names.tsv is complete).
+    for line in text.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cols.len(), 5, "{line}");
+        assert!(
+            !cols[3].is_empty(),
+            "no name in rules/language_names.tsv: {line}"
+        );
+        assert!(cols[4] == "-" || cols[4].contains(" of "), "{line}");
+    }
+    assert!(text.contains("deu\tLatin\tboth\tGerman\t"), "{text}");
     for m in [
         "msa", "hbs", "nor", "cmn", "jpn", "glg", "oci", "kur", "dzo", "fry", "tat", "div",
     ] {

@@ -637,6 +637,48 @@ pub struct Known {
     pub script: &'static str,
     /// `both`, `whatlang`, `profiles`, or `macrolanguage of a, b`.
     pub by: String,
+    /// Its English name (ISO 639-3).
+    pub name: &'static str,
+    /// How sure crawlsieve is of it: the share of the 1 KB pages of its
+    /// declaration's held-apart half that get it (`0.97`), and how many
+    /// pages that is; `None` where the declarations do not have it.
+    pub right: Option<(&'static str, u32)>,
+}
+
+/// Every code's name and measured right share (`rules/language_names.tsv`,
+/// written by `bench/languages_udhr.py --names-out`).
+const NAMES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../rules/language_names.tsv"
+));
+
+/// `code`'s name and right share from [`NAMES`]; the code itself and `None`
+/// for a code the table lacks (a test keeps the table complete).
+fn described(code: &str) -> (&'static str, Option<(&'static str, u32)>) {
+    NAMES
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|cols| cols.len() == 4 && cols[0] == code)
+        .map(|cols| {
+            let pages = cols[3].parse().unwrap_or(0);
+            let right = (cols[2] != "-" && pages > 0).then_some((cols[2], pages));
+            (cols[1], right)
+        })
+        .unwrap_or(("", None))
+}
+
+impl Known {
+    fn new(code: &'static str, script: &'static str, by: String) -> Known {
+        let (name, right) = described(code);
+        Known {
+            code,
+            script,
+            by,
+            name,
+            right,
+        }
+    }
 }
 
 /// Every code a page may get (`crawlsieve languages`), sorted by code.
@@ -653,47 +695,27 @@ pub fn known() -> Vec<Known> {
             } else {
                 "whatlang"
             };
-            out.push(Known {
-                code: lang.code(),
-                script: script.name(),
-                by: by.to_string(),
-            });
+            out.push(Known::new(lang.code(), script.name(), by.to_string()));
         }
     }
     for p in profiles.langs() {
         if !out.iter().any(|k| k.code == p.code) {
-            out.push(Known {
-                code: p.code,
-                script: p.script.name(),
-                by: "profiles".to_string(),
-            });
+            out.push(Known::new(p.code, p.script.name(), "profiles".to_string()));
         }
     }
     for (code, script) in langid::Model::outsiders() {
-        out.push(Known {
-            code,
-            script,
-            by: "langid".to_string(),
-        });
+        out.push(Known::new(code, script, "langid".to_string()));
     }
     for (code, script) in udhr::Declarations::named_languages() {
         if !out.iter().any(|k| k.code == code) {
-            out.push(Known {
-                code,
-                script,
-                by: "declarations".to_string(),
-            });
+            out.push(Known::new(code, script, "declarations".to_string()));
         }
     }
     for m in MACROLANGUAGES {
         let by = format!("macrolanguage of {}", m.members.join(", "));
         match out.iter_mut().find(|k| k.code == m.code) {
             Some(k) => k.by = format!("{}; {by}", k.by),
-            None => out.push(Known {
-                code: m.code,
-                script: "Latin",
-                by,
-            }),
+            None => out.push(Known::new(m.code, "Latin", by)),
         }
     }
     out.sort();
