@@ -178,7 +178,7 @@ def main():
     decls = [(lang, code, half(text) if a.fit_half else text) for lang, code, text in declarations(pkg)
              if lang in known or lang not in excluded]
     got = judge(a.binary, {code: text for _, code, text in decls})
-    rows, yardsticks = [], []
+    rows, yardsticks, variants_out = [], [], []
     for lang in sorted({l for l, _, _ in decls} & known):
         variants = [(code, text) for l, code, text in decls if l == lang]
         # The yardstick: every variant crawlsieve reads as the language on
@@ -187,7 +187,12 @@ def main():
         share = {code: got[code][lang] / max(1, sum(got[code].values())) for code, _ in variants}
         keep = [v for v in variants if share[v[0]] >= 1 / 3] or [max(variants, key=lambda v: share[v[0]])]
         yardsticks += [(lang, code, text) for code, text in keep]
+        # The other variants (Uzbek and Bosnian in Cyrillic) are no yardstick
+        # for the code, but a page that reads most like one of them must not be
+        # named after a relative the table names (Cyrillic Uzbek as Tajik).
+        variants_out += [(lang, code, text) for code, text in variants if (code, text) not in keep]
     rows += [(lang, "known", [], code, text) for lang, code, text in yardsticks]
+    rows += [(lang, "variant", [], code, text) for lang, code, text in variants_out]
     outsiders = sorted((d for d in decls if d[0] not in known), key=lambda d: d[:2])
     near = neighbours(yardsticks, outsiders, a.neighbours) if a.neighbours else {}
     for lang, code, text in outsiders:
