@@ -281,6 +281,31 @@ fn environment_and_flags_override_rules() {
         page.as_bytes(),
     ));
     assert_eq!(vs[0]["verdict"], "keep");
+    // A value quoted as in the TOML file is the string inside the quotes.
+    for set in [
+        "language.unknown=\"drop\"",
+        "language.unknown='drop'",
+        "language.unknown=drop",
+    ] {
+        let vs = verdicts(&run_stdin(
+            bin().args([
+                "scan",
+                "-q",
+                "--set",
+                "filters.min_words=0",
+                "--set",
+                set,
+                "-",
+            ]),
+            b"{\"url\":\"https://example.com/x\",\"html\":\"<p>1 2 3</p>\"}\n",
+        ));
+        assert!(
+            vs[0]["reasons"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|x| x == "language")),
+            "{set}: {vs:?}"
+        );
+    }
 }
 
 /// `scan --warc-metadata`: a verdict per page as a WARC/1.1 metadata record,

@@ -77,7 +77,18 @@ pub fn pairs(overrides: &[(String, config::Value)]) -> Vec<(&str, config::Value)
 }
 
 /// `--set` values: numbers and booleans as such, `[a,b]` as a list, else a string.
+/// A value quoted as in the TOML file (`extract.scorer="pruned"`, or in single
+/// quotes) is that string, without its quotes — `"5"` stays the string `5`.
 fn parse_value(v: &str) -> config::Value {
+    for q in ['"', '\''] {
+        if let Some(inner) = v
+            .strip_prefix(q)
+            .and_then(|s| s.strip_suffix(q))
+            .filter(|_| v.len() >= 2)
+        {
+            return inner.to_string().into();
+        }
+    }
     if let Ok(b) = v.parse::<bool>() {
         return b.into();
     }
@@ -114,7 +125,7 @@ enum Command {
     /// Labeled sets: keygen, build (informed discovery), count / merge / discover (blind discovery), publish, inspect, bench.
     #[command(subcommand)]
     Labels(labels::LabelsCommand),
-    /// The language codes a page may get (what `language.allow` takes), with script and detector.
+    /// The language codes a page may get (what `language.allow` takes), with script, detector, name and how sure each is.
     Languages(languages::LanguagesArgs),
     /// Serve labeled sets to agents: every version, full files, deltas, long-poll for the next version.
     Hub(hub::HubArgs),
