@@ -43,6 +43,11 @@ ALIASES = {"fri": "fry", "zsm": "msa", "cmn": "cmn", "pes": "pes", "prs": "prs",
 # much of each outsider's declaration is read to rank them.
 NEIGHBOURS = 16
 NEAR_TRIGRAMS = 2000
+# The combining marks the check skips (agent/core/src/language/udhr.rs,
+# `optional_mark`): diacritics and tone marks, Arabic harakat, Hebrew points.
+# The vowel signs of Brahmic scripts are letters; Tibetan's tsheg joins a word.
+OPTIONAL_MARK = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+                           "\u06d6-\u06ed\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 BLOCK = re.compile(r"<(h[1-6]|p|li)\b[^>]*>(.*?)</\1>", re.S)
 TAG = re.compile(r"<[^>]+>")
 
@@ -93,9 +98,10 @@ def trigrams(text):
     agent/core/src/language/udhr.rs reads them."""
     out, run = [], ""
     for c in unicodedata.normalize("NFD", text):
-        if unicodedata.combining(c):
+        mark = unicodedata.category(c) in ("Mn", "Mc", "Me")
+        if mark and OPTIONAL_MARK.match(c):
             continue
-        if c.isalpha():
+        if mark or c.isalpha() or c == "\u0f0b":
             run = (run + c.lower())[-3:]
             if len(run) == 3:
                 out.append(run)
