@@ -37,7 +37,10 @@ NAMED = {"tat", "tgk", "fry", "hau", "war", "div"}
 # The package's codes for languages crawlsieve names by another code.
 ALIASES = {"fri": "fry", "zsm": "msa", "cmn": "cmn", "pes": "pes", "prs": "prs", "khk": "mon",
            "ekk": "est", "lvs": "lav", "als": "sqi", "azj": "aze", "uzn": "uzb", "swh": "swa",
-           "npi": "nep", "ory": "ori", "ydd": "yid", "arb": "ara", "kmr": "kur", "pnb": "pnb"}
+           "npi": "nep", "ory": "ori", "ydd": "yid", "arb": "ara", "kmr": "kur", "pnb": "pnb",
+           # Members of the macrolanguages crawlsieve names (Akan, Malagasy, Pashto): yardsticks
+           # for those codes, as Standard Malay is for `msa`.
+           "twi": "aka", "fat": "aka", "plt": "mlg", "pbu": "pus", "pbt": "pus"}
 # How many outsiders of a known language's script, the nearest to its
 # declaration, compete with it besides those it was seen mistaken for; and how
 # much of each outsider's declaration is read to rank them.
