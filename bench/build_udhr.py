@@ -200,6 +200,14 @@ def main():
         # for the code, but a page that reads most like one of them must not be
         # named after a relative the table names (Cyrillic Uzbek as Tajik).
         variants_out += [(lang, code, text) for code, text in variants if (code, text) not in keep]
+    # A macrolanguage crawlsieve gives (`msa`, `hbs`, `nor`) has its members'
+    # yardsticks (Indonesian for `msa`: the package has no Standard Malay).
+    for line in listing.splitlines()[1:]:
+        code, _, by = line.split("\t")[:3]
+        members = re.search(r"macrolanguage of ([a-z, ]+)", by)
+        if members and code not in {l for l, _, _ in yardsticks}:
+            of = members.group(1).split(", ")
+            yardsticks += [(code, c, t) for l, c, t in list(yardsticks) if l in of]
     rows += [(lang, "known", [], code, text) for lang, code, text in yardsticks]
     rows += [(lang, "variant", [], code, text) for lang, code, text in variants_out]
     outsiders = sorted((d for d in decls if d[0] not in known), key=lambda d: d[:2])

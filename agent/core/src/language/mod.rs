@@ -363,6 +363,15 @@ fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected
             {
                 UNKNOWN
             }
+            // The code has no declaration of its own (Aragonese, named by
+            // langid): a page that reads better as a language crawlsieve
+            // does not name than as any it does is that language's.
+            None => match whatlang::detect_script(sample)
+                .and_then(|script| declarations.stranger(sample, code, script))
+            {
+                Some(v) if v.margin >= t.udhr_margin => named(v),
+                _ => decided,
+            },
             // No word list for the code: the declarations' words instead.
             Some(_)
                 if t.declaration_words > 0.0

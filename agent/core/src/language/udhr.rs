@@ -117,6 +117,9 @@ pub struct Declarations {
     /// Script → the named languages written in it and the known ones (for a
     /// page no other detector could name); found on first use.
     naming: OnceLock<Vec<(whatlang::Script, Group)>>,
+    /// Script → every declaration written in it, for a code with no
+    /// declaration of its own ([`Declarations::stranger`]); found on first use.
+    everyone: OnceLock<Vec<(whatlang::Script, Group)>>,
 }
 
 /// The winner of a group on a sample.
@@ -224,6 +227,7 @@ impl Declarations {
             langs,
             vetoes,
             naming: OnceLock::new(),
+            everyone: OnceLock::new(),
         })
     }
 
@@ -274,6 +278,48 @@ impl Declarations {
         Some(self.verdict(group.members[rival], margin))
     }
 
+    /// For a decided code the declarations have no yardstick for (Aragonese,
+    /// Volapük: langid names them, and on pages of languages it does not know
+    /// — Fijian, Guarani — it names Aragonese): the language of `script` that
+    /// `sample` reads most like, when it is one crawlsieve does not name
+    /// otherwise, with its margin over the best declaration of a language
+    /// the detectors do name. `None` when `decided` has a yardstick, a named
+    /// language's declaration reads best, or the sample is too short.
+    pub fn stranger(
+        &self,
+        sample: &str,
+        decided: &str,
+        script: whatlang::Script,
+    ) -> Option<Verdict<'_>> {
+        if self
+            .langs
+            .iter()
+            .any(|l| l.role == Role::Known && l.code == decided)
+        {
+            return None;
+        }
+        let everyone = self.everyone.get_or_init(|| self.script_groups(|_| true));
+        let (_, group) = everyone.iter().find(|(s, _)| *s == script)?;
+        let totals = group.totals(&self.langs, sample)?;
+        if totals.trigrams < MIN_TRIGRAMS {
+            return None;
+        }
+        let outside = |i: usize| {
+            matches!(
+                self.langs[group.members[i]].role,
+                Role::Outsider | Role::Named
+            )
+        };
+        let best = |out: bool| {
+            (0..totals.len())
+                .filter(|&i| outside(i) == out)
+                .min_by_key(|&i| totals[i])
+        };
+        let (inside, stranger) = (best(false)?, best(true)?);
+        let margin = totals.margin(totals[inside], totals[stranger]);
+        Some(self.verdict(group.members[stranger], margin))
+    }
+
     /// The named language `sample` (in `script`) reads most like among the
     /// named and known languages of that script, by its margin over the
     /// best other language. `None` when a known language reads best.
@@ -299,24 +345,29 @@ impl Declarations {
     /// Per script a named language is written in: it and the known
     /// languages of that script.
     fn naming_groups(&self) -> Vec<(whatlang::Script, Group)> {
+        self.script_groups(|role| role != Role::Outsider)
+            .into_iter()
+            .filter(|(_, g)| g.members.iter().any(|&i| self.langs[i].role == Role::Named))
+            .collect()
+    }
+
+    /// Per script, the declarations written in it whose role passes `keep`.
+    fn script_groups(&self, keep: impl Fn(Role) -> bool) -> Vec<(whatlang::Script, Group)> {
         let scripts: Vec<Option<whatlang::Script>> = self
             .langs
             .iter()
             .map(|l| whatlang::detect_script(crate::analyse::text::prefix(&l.declaration, 1024)))
             .collect();
-        let mut naming = Vec::new();
+        let mut groups = Vec::new();
         for script in whatlang::Script::all() {
-            let of = |i: usize| scripts[i] == Some(*script);
-            let lang = |i: usize| &self.langs[i];
-            if !(0..self.langs.len()).any(|i| of(i) && lang(i).role == Role::Named) {
-                continue;
-            }
-            let members = (0..self.langs.len())
-                .filter(|&i| of(i) && lang(i).role != Role::Outsider)
+            let members: Vec<usize> = (0..self.langs.len())
+                .filter(|&i| scripts[i] == Some(*script) && keep(self.langs[i].role))
                 .collect();
-            naming.push((*script, Group::new(members)));
+            if !members.is_empty() {
+                groups.push((*script, Group::new(members)));
+            }
         }
-        naming
+        groups
     }
 
     fn verdict(&self, lang: usize, margin: f64) -> Verdict<'_> {
@@ -702,6 +753,24 @@ mod tests {
         assert_eq!(v.code, "shn");
         assert!(v.margin >= crate::language::UDHR_MARGIN, "{v:?}");
         assert_eq!(count("Yorùbá"), count("Yoruba"));
+    }
+
+    /// Aragonese has no declaration, so nothing could veto it; langid names
+    /// it on pages of languages it does not know (Fijian). Every Latin
+    /// declaration competes instead: Fijian reads best as its own, far ahead
+    /// of any language crawlsieve names. A code with a declaration is not
+    /// asked this way.
+    #[test]
+    fn a_code_without_a_declaration_is_checked_against_every_one_of_its_script() {
+        let d = Declarations::shipped();
+        let fijian = d.langs().iter().find(|l| l.code == "fij").unwrap();
+        let text = fijian.declaration();
+        let from = crate::analyse::text::prefix(text, 1024).len();
+        let page = crate::analyse::text::prefix(&text[from..], 1024);
+        let v = d.stranger(page, "arg", whatlang::Script::Latin).unwrap();
+        assert_eq!(v.code, "fij");
+        assert!(v.margin >= crate::language::UDHR_MARGIN, "{v:?}");
+        assert_eq!(d.stranger(page, "spa", whatlang::Script::Latin), None);
     }
 
     #[test]
