@@ -250,10 +250,14 @@ const WHATLANG_BYTES: usize = 512;
 /// It was made by the build scripts and checked by the tests: a failure is
 /// a broken build, not bad input.
 fn gunzip_shipped(gz: &[u8], name: &str) -> Vec<u8> {
+    gunzip(gz).unwrap_or_else(|e| panic!("{name} is not gzip: {e}"))
+}
+
+/// A gzip'd file's bytes, unpacked.
+fn gunzip(gz: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut raw = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut raw)
-        .unwrap_or_else(|e| panic!("{name} is not gzip: {e}"));
-    raw
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut raw)?;
+    Ok(raw)
 }
 
 /// A text table built into the binary (gzip'd TSV under `rules/`), unpacked.
@@ -366,9 +370,7 @@ fn with_declarations(sample: &str, decided: Detected, t: Thresholds) -> Detected
             // The code has no declaration of its own (Aragonese, named by
             // langid): a page that reads better as a language crawlsieve
             // does not name than as any it does is that language's.
-            None => match whatlang::detect_script(sample)
-                .and_then(|script| declarations.stranger(sample, code, script))
-            {
+            None => match declarations.stranger(sample, code) {
                 Some(v) if v.margin >= t.udhr_margin => named(v),
                 _ => decided,
             },

@@ -120,6 +120,8 @@ pub struct Declarations {
     /// Script → every declaration written in it, for a code with no
     /// declaration of its own ([`Declarations::stranger`]); found on first use.
     everyone: OnceLock<Vec<(whatlang::Script, Group)>>,
+    /// The codes with a declaration of their own (a `known` row).
+    yardsticks: FxHashSet<String>,
 }
 
 /// The winner of a group on a sample.
@@ -155,10 +157,7 @@ impl Declarations {
         }
         let raw = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read `{path}`: {e}"))?;
         let raw = if raw.starts_with(&[0x1f, 0x8b]) {
-            let mut out = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut out)
-                .map_err(|e| anyhow::anyhow!("`{path}` is not valid gzip: {e}"))?;
-            out
+            super::gunzip(&raw).map_err(|e| anyhow::anyhow!("`{path}` is not valid gzip: {e}"))?
         } else {
             raw
         };
@@ -223,11 +222,17 @@ impl Declarations {
                 vetoes.insert(known.code.clone(), Group::new(members));
             }
         }
+        let yardsticks = langs
+            .iter()
+            .filter(|l| l.role == Role::Known)
+            .map(|l| l.code.clone())
+            .collect();
         Some(Declarations {
             langs,
             vetoes,
             naming: OnceLock::new(),
             everyone: OnceLock::new(),
+            yardsticks,
         })
     }
 
@@ -285,19 +290,13 @@ impl Declarations {
     /// otherwise, with its margin over the best declaration of a language
     /// the detectors do name. `None` when `decided` has a yardstick, a named
     /// language's declaration reads best, or the sample is too short.
-    pub fn stranger(
-        &self,
-        sample: &str,
-        decided: &str,
-        script: whatlang::Script,
-    ) -> Option<Verdict<'_>> {
-        if self
-            .langs
-            .iter()
-            .any(|l| l.role == Role::Known && l.code == decided)
-        {
+    pub fn stranger(&self, sample: &str, decided: &str) -> Option<Verdict<'_>> {
+        // Asked of every page whose code has no veto group or whose sample
+        // is short: one set lookup, before any pass over the sample.
+        if self.yardsticks.contains(decided) {
             return None;
         }
+        let script = whatlang::detect_script(sample)?;
         let everyone = self.everyone.get_or_init(|| self.script_groups(|_| true));
         let (_, group) = everyone.iter().find(|(s, _)| *s == script)?;
         let totals = group.totals(&self.langs, sample)?;
@@ -652,9 +651,15 @@ pub(super) fn second_kilobyte(code: &str) -> String {
         .iter()
         .find(|l| l.code == code)
         .unwrap();
-    let text = l.declaration();
-    let from = crate::analyse::text::prefix(text, 1024).len();
-    crate::analyse::text::prefix(&text[from..], 1024).to_string()
+    kilobyte_after(l.declaration(), 1024).to_string()
+}
+
+/// About a kilobyte of `text` after its first `skip` bytes (both cut at a
+/// character boundary): a test page from a declaration.
+#[cfg(test)]
+fn kilobyte_after(text: &str, skip: usize) -> &str {
+    let from = crate::analyse::text::prefix(text, skip).len();
+    crate::analyse::text::prefix(&text[from..], 1024)
 }
 
 #[cfg(test)]
@@ -715,9 +720,7 @@ mod tests {
             .iter()
             .find(|l| l.code == "uzb" && l.role == Role::Variant)
             .expect("Cyrillic Uzbek is a variant row");
-        let text = variant.declaration();
-        let from = crate::analyse::text::prefix(text, 2048).len();
-        let page = crate::analyse::text::prefix(&text[from..], 1024);
+        let page = kilobyte_after(variant.declaration(), 2048);
         assert_eq!(
             whatlang::detect_script(page),
             Some(whatlang::Script::Cyrillic)
@@ -746,9 +749,7 @@ mod tests {
         }
         let d = Declarations::shipped();
         let shan = d.langs().iter().find(|l| l.code == "shn").unwrap();
-        let text = shan.declaration();
-        let from = crate::analyse::text::prefix(text, 1024).len();
-        let page = crate::analyse::text::prefix(&text[from..], 1024);
+        let page = kilobyte_after(shan.declaration(), 1024);
         let v = d.rival(page, "mya").unwrap();
         assert_eq!(v.code, "shn");
         assert!(v.margin >= crate::language::UDHR_MARGIN, "{v:?}");
@@ -764,13 +765,11 @@ mod tests {
     fn a_code_without_a_declaration_is_checked_against_every_one_of_its_script() {
         let d = Declarations::shipped();
         let fijian = d.langs().iter().find(|l| l.code == "fij").unwrap();
-        let text = fijian.declaration();
-        let from = crate::analyse::text::prefix(text, 1024).len();
-        let page = crate::analyse::text::prefix(&text[from..], 1024);
-        let v = d.stranger(page, "arg", whatlang::Script::Latin).unwrap();
+        let page = kilobyte_after(fijian.declaration(), 1024);
+        let v = d.stranger(page, "arg").unwrap();
         assert_eq!(v.code, "fij");
         assert!(v.margin >= crate::language::UDHR_MARGIN, "{v:?}");
-        assert_eq!(d.stranger(page, "spa", whatlang::Script::Latin), None);
+        assert_eq!(d.stranger(page, "spa"), None);
     }
 
     #[test]
