@@ -153,7 +153,7 @@ impl Discoverer {
             &discovered_topic,
         )
         .await?;
-        let producer = crate::kafka::client(&config.brokers)?
+        let producer = crate::kafka::producer(&config.brokers)?
             .set("message.max.bytes", (MAX_MESSAGE + 4096).to_string())
             .set("acks", "all")
             .set("linger.ms", "5")

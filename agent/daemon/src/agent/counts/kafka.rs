@@ -36,7 +36,7 @@ impl ToKafka {
         signing: Option<SigningKey>,
     ) -> anyhow::Result<ToKafka> {
         let err = |e: rdkafka::error::KafkaError| anyhow::anyhow!("agent.counts.kafka: {e}");
-        let producer: FutureProducer = crate::kafka::client(brokers)?
+        let producer: FutureProducer = crate::kafka::producer(brokers)?
             .set("message.max.bytes", (MAX_MESSAGE + 4096).to_string())
             .set("acks", "all")
             .set("message.timeout.ms", "30000")
