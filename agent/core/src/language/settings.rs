@@ -184,7 +184,7 @@ pub struct Thresholds {
     /// `WORDS_REACH`): how much larger than in the decided
     /// language's own declaration the share of the page's words outside
     /// that language's 20,000 most frequent must be for the code to be
-    /// vetoed ([`words`]). 0: not run.
+    /// vetoed ([`words`](super::words)). 0: not run.
     pub words_margin: f64,
     /// For a decided code without a word list: how many times more of the
     /// page's words must be in the declaration of a language mistaken for
