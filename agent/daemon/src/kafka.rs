@@ -54,12 +54,7 @@ fn read_properties(path: &std::path::Path) -> anyhow::Result<Vec<(String, String
 
 /// A client configuration for `brokers`, with the operator's properties.
 pub fn client(brokers: &str) -> anyhow::Result<ClientConfig> {
-    let mut c = ClientConfig::new();
-    c.set("bootstrap.servers", brokers);
-    for (k, v) in properties()? {
-        c.set(k, v);
-    }
-    Ok(c)
+    configured(brokers, &[])
 }
 
 /// A producer's configuration for `brokers`: [`client`]'s, with record
@@ -68,11 +63,18 @@ pub fn client(brokers: &str) -> anyhow::Result<ClientConfig> {
 /// two little-endian u64s, mostly small, and a shingle's SHA-1 field ends
 /// in twelve 0xFF bytes: lz4 stores a count file of real pages in 0.31 of
 /// its bytes, and the broker stores, copies and serves that much less
-/// (measured in docs/benchmarks.md, with what the consumer pays for it).
+/// (measured in deploy/README.md, with what a discoverer pays for it).
 pub fn producer(brokers: &str) -> anyhow::Result<ClientConfig> {
+    configured(brokers, &[("compression.type", "lz4")])
+}
+
+/// `brokers`, then `defaults`, then the operator's properties (which win).
+fn configured(brokers: &str, defaults: &[(&str, &str)]) -> anyhow::Result<ClientConfig> {
     let mut c = ClientConfig::new();
     c.set("bootstrap.servers", brokers);
-    c.set("compression.type", "lz4");
+    for (k, v) in defaults {
+        c.set(*k, *v);
+    }
     for (k, v) in properties()? {
         c.set(k, v);
     }
