@@ -190,7 +190,7 @@ impl Discoverer {
     /// count topic in the group, checkpoints every `checkpoint_every`, and
     /// at the end checkpoints every partition before leaving the group.
     pub fn run(self: &Arc<Self>, stop: &AtomicBool) -> anyhow::Result<()> {
-        let consumer: BaseConsumer<Context> = crate::kafka::client(&self.config.brokers)?
+        let consumer: BaseConsumer<Context> = crate::kafka::stateful_member(&self.config.brokers)?
             .set("group.id", &self.config.group)
             .set("enable.auto.commit", "false")
             .set("auto.offset.reset", "earliest")
@@ -204,6 +204,11 @@ impl Discoverer {
             // fetch with one record batch a partition (tansu 0.6) is then not
             // waited on between slices.
             .set("fetch.wait.max.ms", "10")
+            // A slice is megabytes: the prefetch queue (64 MB) holds about a
+            // second of records, and librdkafka's default 1 s pause before
+            // fetching again once it was full let it run dry every 1.3 s.
+            // At 20 ms one discoverer took the stream 1.3–1.55× faster.
+            .set("fetch.queue.backoff.ms", "20")
             // The lag `/metrics` exports comes from the client's statistics.
             .set("statistics.interval.ms", "5000")
             .set(
