@@ -162,8 +162,14 @@ fn subscribe(
     context: SourceContext,
     auto_commit: bool,
 ) -> anyhow::Result<Arc<StreamConsumer<SourceContext>>> {
+    // With neighborhoods handed over, each partition carries state: only the
+    // partitions that change owner should move when an agent joins or leaves.
+    let mut config = match cfg.handover {
+        Some(_) => crate::kafka::stateful_member(&cfg.brokers)?,
+        None => crate::kafka::client(&cfg.brokers)?,
+    };
     let consumer: Arc<StreamConsumer<SourceContext>> = Arc::new(
-        crate::kafka::client(&cfg.brokers)?
+        config
             .set("group.id", &cfg.group)
             .set("enable.auto.commit", auto_commit.to_string())
             .set("auto.commit.interval.ms", "1000")
