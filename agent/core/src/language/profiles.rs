@@ -76,6 +76,32 @@ pub struct Scored {
     pub in_script: f64,
     /// The share of the sample's trigrams in the best language's profile.
     pub fit: f64,
+    /// What `top`'s languages cost, nats per trigram (as [`Reading::cost`]).
+    pub costs: [f64; 3],
+}
+
+impl Scored {
+    /// How the sample reads under `code`'s profile, where `code` is one of
+    /// the three best.
+    pub fn reading(&self, profiles: &Profiles, code: &str) -> Option<Reading> {
+        let i = self
+            .top
+            .iter()
+            .position(|l| l.is_some_and(|l| profiles.langs[l].code == code))?;
+        Some(Reading {
+            cost: self.costs[i],
+            trigrams: self.trigrams,
+        })
+    }
+}
+
+/// A text under one language's profile.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    /// Nats per trigram.
+    pub cost: f64,
+    /// Trigrams read.
+    pub trigrams: usize,
 }
 
 impl Profiles {
@@ -145,6 +171,28 @@ impl Profiles {
         self.langs.iter().any(|l| l.code == code)
     }
 
+    /// How `text` reads under `code`'s profile alone (its script's letters
+    /// only, as [`Profiles::score`] reads them); `None` when no profile is
+    /// `code`'s or the text has no trigram in its script.
+    pub fn reading(&self, text: &str, code: &str) -> Option<Reading> {
+        let lang = self.langs.iter().position(|l| l.code == code)?;
+        let script = self.langs[lang].script;
+        let table = self.tables.iter().find(|t| t.script == script)?;
+        let k = table.langs.iter().position(|&l| l == lang)?;
+        let (_, alphabet) = self.alphabets.iter().find(|(s, _)| *s == script)?;
+        let mut sums = Sums::new(table, text.len().min(Sums::BLOCK));
+        for_each_trigram(text, |c| has(alphabet, c), |key| sums.push(key));
+        sums.flush();
+        if sums.trigrams == 0 {
+            return None;
+        }
+        let total = sums.found[k] + sums.trigrams as i64 * self.langs[lang].floor as i64;
+        Some(Reading {
+            cost: total as f64 / 100.0 / sums.trigrams as f64,
+            trigrams: sums.trigrams,
+        })
+    }
+
     /// Scores `text` among the languages written in `script`; `None` when
     /// none is, or the text has no trigram.
     pub fn score(&self, text: &str, script: whatlang::Script) -> Option<Scored> {
@@ -201,6 +249,11 @@ impl Profiles {
             trigrams,
             in_script: in_script as f64 / letters.max(1) as f64,
             fit: hits[ranked[0].2] as f64 / trigrams as f64,
+            costs: [0, 1, 2].map(|i| {
+                ranked
+                    .get(i)
+                    .map_or(0.0, |r| r.0 as f64 / 100.0 / trigrams as f64)
+            }),
         })
     }
 }
@@ -437,6 +490,7 @@ mod tests {
             trigrams: n,
             in_script: inside as f64 / letters.max(1) as f64,
             fit: ranked[0].2 as f64 / n as f64,
+            costs: [0, 1, 2].map(|i| ranked.get(i).map_or(0.0, |r| r.0 as f64 / 100.0 / n as f64)),
         })
     }
 

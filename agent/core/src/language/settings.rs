@@ -17,6 +17,10 @@ pub const WORDS_MARGIN: f64 = 0.25;
 /// declarations' words").
 pub const DECLARATION_WORDS: f64 = 3.0;
 
+/// See [`Thresholds::novelty_margin`] (bench/HISTORY.md, "Language: the
+/// profiles' own cut").
+pub const NOVELTY_MARGIN: f64 = 0.8;
+
 /// `[language]`: what is detected, how sure it must be, what is kept.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -49,6 +53,10 @@ pub struct LanguageSettings {
     /// page's words must be in a relative's declaration only than in the
     /// code's only to veto the code (docs/languages.md).
     pub declaration_words: f64,
+    /// How much worse (nats per trigram) than any page of real text in the
+    /// decided language a page must read under its profile for the code to
+    /// be vetoed (docs/languages.md).
+    pub novelty_margin: f64,
     /// The declarations the fourth check reads: the shipped table, or one
     /// built by `bench/build_udhr.py` (docs/languages.md).
     #[serde(default)]
@@ -67,6 +75,7 @@ impl LanguageSettings {
             udhr_margin: self.udhr_margin,
             words_margin: self.words_margin,
             declaration_words: self.declaration_words,
+            novelty_margin: self.novelty_margin,
             declarations: self.declarations,
         }
     }
@@ -146,6 +155,10 @@ impl LanguageSettings {
             "configuration: key `language.declaration_words`: must be 0 (off) or in [1, 100] (a ratio of word counts)"
         );
         anyhow::ensure!(
+            (0.0..=5.0).contains(&self.novelty_margin),
+            "configuration: key `language.novelty_margin`: must be in [0, 5] (nats per trigram; 0 turns the check off)"
+        );
+        anyhow::ensure!(
             self.sample_bytes >= 64,
             "configuration: key `language.sample_bytes`: must be at least 64"
         );
@@ -191,6 +204,11 @@ pub struct Thresholds {
     /// it (and not in the code's) than the other way round for the code to
     /// be vetoed ([`udhr::declared_rival`]). 0: not run.
     pub declaration_words: f64,
+    /// How much worse (nats per trigram) than the most costly page of real
+    /// text in the decided language (`rules/novelty.tsv`) a page must read
+    /// under that language's profile for the code to be vetoed
+    /// ([`novelty`](super::novelty)). 0: not run.
+    pub novelty_margin: f64,
     /// The declarations table ([`udhr`]).
     pub declarations: DeclarationsTable,
 }
@@ -205,6 +223,7 @@ impl Default for Thresholds {
             udhr_margin: UDHR_MARGIN,
             words_margin: WORDS_MARGIN,
             declaration_words: DECLARATION_WORDS,
+            novelty_margin: NOVELTY_MARGIN,
             declarations: DeclarationsTable::default(),
         }
     }
