@@ -217,8 +217,8 @@ impl Tree {
 }
 
 /// Every array has one entry per node, children point forward (so a walk
-/// ends), features are below `features`, the depth is at most `max_depth`;
-/// returns the depth.
+/// ends), each node but the root has one parent, features are below
+/// `features`, the depth is at most `max_depth`; returns the depth.
 pub(crate) fn check(t: &Tree, features: usize, max_depth: u32) -> Result<u32, &'static str> {
     let n = t.feature.len();
     if n == 0 {
@@ -244,12 +244,19 @@ pub(crate) fn check(t: &Tree, features: usize, max_depth: u32) -> Result<u32, &'
             }
         }
     }
-    // Children come after their parent, so one forward pass gives every depth.
+    // Children come after their parent, so one forward pass gives every
+    // depth — if each node has one parent. A node two splits lead to (a
+    // file's graph, not a tree) would be walked at two depths, and the
+    // complete storage is sized by one of them.
     let mut level = vec![0u32; n];
+    let mut parented = vec![false; n];
     let mut depth = 0;
     for i in 0..n {
         if t.feature[i] >= 0 {
             for c in [t.left[i] as usize, t.right[i] as usize] {
+                if std::mem::replace(&mut parented[c], true) {
+                    return Err("a node with two parents");
+                }
                 level[c] = level[i] + 1;
                 depth = depth.max(level[c]);
             }
@@ -259,4 +266,43 @@ pub(crate) fn check(t: &Tree, features: usize, max_depth: u32) -> Result<u32, &'
         return Err("too deep");
     }
     Ok(depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by `fuzz/fuzz_targets/models.rs`: node 5 is a child of node 2
+    /// (depth 3) and of node 4 (depth 2). The forward pass kept the later,
+    /// shallower depth for it and its children and measured 3, where the walk
+    /// 0 → 1 → 2 → 5 → 6 goes four deep, past the complete storage: `build`
+    /// indexed out of bounds. Now refused as a malformed tree.
+    #[test]
+    fn a_node_with_two_parents_is_refused() {
+        let split = |l: u32, r: u32| (0, l, r);
+        let leaf = (-1, 0, 0);
+        let nodes = [
+            split(1, 4),
+            split(2, 3),
+            split(5, 10),
+            leaf,
+            split(5, 11),
+            split(6, 7),
+            leaf,
+            leaf,
+            leaf,
+            leaf,
+            leaf,
+            leaf,
+        ];
+        let t = Tree {
+            feature: nodes.iter().map(|n| n.0).collect(),
+            threshold: vec![0.5; nodes.len()],
+            left: nodes.iter().map(|n| n.1).collect(),
+            right: nodes.iter().map(|n| n.2).collect(),
+            value: vec![0.0; nodes.len()],
+        };
+        assert_eq!(check(&t, 1, MAX_DEPTH), Err("a node with two parents"));
+        assert!(Ensemble::build(0.0, &[t], 1).is_err());
+    }
 }
