@@ -17,7 +17,7 @@
 //! Options: `--per-language` prints a row per language; `--markdown` a
 //! Markdown table of `detect` per language and size; `--show-wrong` the
 //! start of each page given a wrong code; `--margin X` sets
-//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--words X` `language.words_margin`; `--declaration-words X` `language.declaration_words`; `--novelty X` `language.novelty_margin`; `--half dev|test|all` (default test).
+//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--words X` `language.words_margin`; `--declaration-words X` `language.declaration_words`; `--novelty X` `language.novelty_margin`; `--fasttext X` `language.fasttext_probability`; `--half dev|test|all` (default test).
 
 use crawlsieve_core::language::{self, profiles::Profiles, Thresholds};
 use crawlsieve_core::{Page, Pipeline, Settings};
@@ -100,6 +100,9 @@ fn main() -> anyhow::Result<()> {
     if let Some(m) = value("--novelty") {
         t.novelty_margin = m.parse()?;
     }
+    if let Some(m) = value("--fasttext") {
+        t.fasttext_probability = m.parse()?;
+    }
     if let Some(m) = value("--margin") {
         t.min_margin = m.parse()?;
     }
@@ -111,14 +114,18 @@ fn main() -> anyhow::Result<()> {
             ("language.words_margin", t.words_margin.into()),
             ("language.declaration_words", t.declaration_words.into()),
             ("language.novelty_margin", t.novelty_margin.into()),
+            (
+                "language.fasttext_probability",
+                t.fasttext_probability.into(),
+            ),
         ],
     )?;
     let sample_bytes = settings.language.sample_bytes;
     let pipeline = Pipeline::new(settings)?;
     let profiles = Profiles::shipped();
     println!(
-        "half {half}, language.min_margin {}, udhr_margin {}, words_margin {}, declaration_words {}, novelty_margin {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
-        t.min_margin, t.udhr_margin, t.words_margin, t.declaration_words, t.novelty_margin
+        "half {half}, language.min_margin {}, udhr_margin {}, words_margin {}, declaration_words {}, novelty_margin {}, fasttext_probability {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
+        t.min_margin, t.udhr_margin, t.words_margin, t.declaration_words, t.novelty_margin, t.fasttext_probability
     );
     println!(
         "{:>6} {:>6}  {:<29} {:<29} {:<29} {:<29} {:>9} {:>9} {:>9} {:>9}",

@@ -15,6 +15,7 @@ use std::io::BufRead;
 fn main() -> anyhow::Result<()> {
     let t = Thresholds {
         novelty_margin: 0.0,
+        fasttext_probability: 0.0,
         ..Thresholds::default()
     };
     let stdin = std::io::stdin();

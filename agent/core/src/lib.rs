@@ -36,6 +36,7 @@ pub mod durable;
 pub mod extract;
 pub mod filters;
 pub mod fingerprints;
+pub mod hint;
 pub mod input;
 pub mod labels;
 pub mod language;

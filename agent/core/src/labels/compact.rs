@@ -116,7 +116,7 @@ impl CompactSet {
         let mut ranges = [(0usize, 0usize); BATCH];
         for (ks, os) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             for &k in ks {
-                prefetch(&self.offsets[bucket(k, self.q)]);
+                crate::hint::prefetch(&self.offsets[bucket(k, self.q)]);
             }
             for (range, &k) in ranges.iter_mut().zip(ks) {
                 let b = bucket(k, self.q);
@@ -125,7 +125,7 @@ impl CompactSet {
                     self.bases[(b + 1) / GROUP] as usize + self.offsets[b + 1] as usize,
                 );
                 if range.0 < self.remainders.len() {
-                    prefetch(&self.remainders[range.0]);
+                    crate::hint::prefetch(&self.remainders[range.0]);
                 }
             }
             for ((o, &k), &(start, end)) in os.iter_mut().zip(ks).zip(&ranges) {
@@ -154,22 +154,6 @@ impl CompactSet {
     pub fn false_match_rate(&self) -> f64 {
         self.len() as f64 / (1u64 << self.q) as f64 / 2f64.powi(32)
     }
-}
-
-/// Asks the CPU to start loading `x`'s cache line; never faults, no effect on results.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it does not access memory architecturally
-    // and cannot fault, and the pointer comes from a reference anyway.
-    #[allow(unused_unsafe)]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            x as *const T as *const i8,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 #[inline]

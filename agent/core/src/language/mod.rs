@@ -32,6 +32,7 @@
 //! own profile (`novelty`): Karelian reads worse under Finnish's than any
 //! real Finnish text did.
 
+pub mod fasttext;
 mod known;
 pub mod langid;
 pub mod novelty;
@@ -126,6 +127,17 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
     if t.udhr_margin > 0.0 {
         decided = with_declarations(sample, decided, t);
     }
+    let decided = with_novelty(sample, decided, scored, t);
+    with_fasttext(sample, decided, t)
+}
+
+/// The decision held to the decided language's own profile ([`novelty`]).
+fn with_novelty(
+    sample: &str,
+    decided: Detected,
+    scored: Option<profiles::Scored>,
+    t: Thresholds,
+) -> Detected {
     match decided.code {
         // No rival read better, but the page reads worse under its
         // language's profile than any real text in it did: a language no
@@ -139,6 +151,57 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
             let new = reading
                 .is_some_and(|r| novelty::Novelty::shipped().is_new(code, r, t.novelty_margin));
             if new {
+                UNKNOWN
+            } else {
+                decided
+            }
+        }
+        _ => decided,
+    }
+}
+
+/// lid.176 reads this much of the sample: its cost is per n-gram, about
+/// three a byte, and one in a thousand of a page's verdicts waits on it.
+pub const FASTTEXT_BYTES: usize = 512;
+
+/// The share of a code's floor (`rules/lid176.codes.tsv`) under which
+/// lid.176's doubt vetoes it, where the floor is below
+/// `language.fasttext_probability`.
+const FLOOR_SHARE: f64 = 0.5;
+
+/// How sure lid.176 must be of a language crawlsieve does not name to
+/// veto any code: Tibetan read as Dzongkha, Asturian as Spanish, Corsican
+/// as Italian (a code lid.176 lacks, or one it does not doubt).
+const FASTTEXT_OUTSIDER: f64 = 0.7;
+
+/// What lid.176 says of the head of `sample` against `code`, outsiders
+/// looked for down to `outsider_min` (`None`: the sample has no word).
+pub fn fasttext_judgement(
+    sample: &str,
+    code: &str,
+    outsider_min: f32,
+) -> Option<fasttext::Judgement> {
+    let head = crate::analyse::text::prefix(sample, FASTTEXT_BYTES);
+    fasttext::Model::shipped().judge(head, code, outsider_min)
+}
+
+/// The decision held to a general-domain detector ([`fasttext`]): where
+/// lid.176 has the decided language and gives it almost no probability,
+/// the page is not text of the kind it learnt that language from.
+fn with_fasttext(sample: &str, decided: Detected, t: Thresholds) -> Detected {
+    match decided.code {
+        Some(code) if t.fasttext_probability > 0.0 => {
+            // Never above what lid.176 gave real text of the language
+            // (Walloon, Somali: learnt from little, it doubts them too).
+            let cut = fasttext::Model::shipped().floor(code).map_or(0.0, |f| {
+                (f64::from(f) * FLOOR_SHARE).min(t.fasttext_probability)
+            });
+            let doubted =
+                fasttext_judgement(sample, code, FASTTEXT_OUTSIDER as f32).is_some_and(|j| {
+                    j.code.is_some_and(|p| f64::from(p) < cut)
+                        || f64::from(j.outsider) >= FASTTEXT_OUTSIDER
+                });
+            if doubted {
                 UNKNOWN
             } else {
                 decided
@@ -473,6 +536,7 @@ mod tests {
         let krl = "Preambula huomivoh ottajen, ku ristikanzan oigevuksien halveksindu da väheksindy suatettih varvartoimenpidoloih, kuduat nostatettih suuttumistu rahvaskunnan ičentunnos, da ku moizen muailman luadimine, kuduas rahvahil roihes sanan- da lujan uskon vällys da kuduas rahvas roitah vällät varavos da hiäs, on sanottu julgi kui ristikanzoin korgei tahto; da huomivoh ottajen, ku pidäy kannattua ystävällizii suhtehii eri kanzoin välil; da huomivoh ottajen, ku valdivot-jäsenet uskaldettih Yhtistynnyzien Kanzukundien Organizatsien yhtehizes ruavos auttua kaikkien mitkunnivoiččemistu da ristikanzan oigevuksien da perusvällyzien silmäl piendiä; da Ylehine Assamblei, 1. stat’t’u 2. stat’t’u Paiči sidä, ei voi olla nimittumua eruo sen muan libo alovehen poliittizen, kanzoinvälizen libo oigevuksen stuatusan perustehel, kuduale kuuluu ristikanzu, sidä huolimata olgah se aloveh rippumatoi, huolenpivon alaine, vallanalaine libo kuitahto toizin omis oigevuksis puolendettu. Jogahizel ristikanzal on oigevus elaigah, vällyöh da persounallizeh koskemattomuoh.";
         let t = Thresholds {
             udhr_margin: 0.0,
+            fasttext_probability: 0.0,
             ..Thresholds::default()
         };
         let off = Thresholds {

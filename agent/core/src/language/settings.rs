@@ -21,6 +21,10 @@ pub const DECLARATION_WORDS: f64 = 3.0;
 /// profiles' own cut").
 pub const NOVELTY_MARGIN: f64 = 0.8;
 
+/// See [`Thresholds::fasttext_probability`] (bench/HISTORY.md, "Language:
+/// a general-domain detector's doubt").
+pub const FASTTEXT_PROBABILITY: f64 = 0.1;
+
 /// `[language]`: what is detected, how sure it must be, what is kept.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -57,6 +61,9 @@ pub struct LanguageSettings {
     /// decided language a page must read under its profile for the code to
     /// be vetoed (docs/languages.md).
     pub novelty_margin: f64,
+    /// The least probability fastText's lid.176 must give the decided code
+    /// for it to stand (docs/languages.md).
+    pub fasttext_probability: f64,
     /// The declarations the fourth check reads: the shipped table, or one
     /// built by `bench/build_udhr.py` (docs/languages.md).
     #[serde(default)]
@@ -76,6 +83,7 @@ impl LanguageSettings {
             words_margin: self.words_margin,
             declaration_words: self.declaration_words,
             novelty_margin: self.novelty_margin,
+            fasttext_probability: self.fasttext_probability,
             declarations: self.declarations,
         }
     }
@@ -159,6 +167,10 @@ impl LanguageSettings {
             "configuration: key `language.novelty_margin`: must be in [0, 5] (nats per trigram; 0 turns the check off)"
         );
         anyhow::ensure!(
+            (0.0..0.5).contains(&self.fasttext_probability),
+            "configuration: key `language.fasttext_probability`: must be in [0, 0.5) (a probability; 0 turns the check off)"
+        );
+        anyhow::ensure!(
             self.sample_bytes >= 64,
             "configuration: key `language.sample_bytes`: must be at least 64"
         );
@@ -209,6 +221,10 @@ pub struct Thresholds {
     /// under that language's profile for the code to be vetoed
     /// ([`novelty`](super::novelty)). 0: not run.
     pub novelty_margin: f64,
+    /// The least probability lid.176 ([`fasttext`](super::fasttext)) must
+    /// give the decided code, where it has the language, for the code to
+    /// stand. 0: not run.
+    pub fasttext_probability: f64,
     /// The declarations table ([`udhr`]).
     pub declarations: DeclarationsTable,
 }
@@ -224,6 +240,7 @@ impl Default for Thresholds {
             words_margin: WORDS_MARGIN,
             declaration_words: DECLARATION_WORDS,
             novelty_margin: NOVELTY_MARGIN,
+            fasttext_probability: FASTTEXT_PROBABILITY,
             declarations: DeclarationsTable::default(),
         }
     }

@@ -1,0 +1,20 @@
+//! Cache hints for the tables read at random, one key at a time (the
+//! labeled sets' compact table, lid.176's n-gram buckets): a lookup that
+//! waits for memory costs tens of nanoseconds, and a batch of keys known in
+//! advance can have their lines on the way while earlier ones are read.
+
+/// Asks the CPU to start loading `x`'s cache line; never faults, no effect on results.
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it does not access memory architecturally
+    // and cannot fault, and the pointer comes from a reference anyway.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            x as *const T as *const i8,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
