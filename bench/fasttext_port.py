@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Does crawlsieve's reading of lid.176 (agent/core/src/language/fasttext.rs)
+"""Does crawlsieve's reading of lid.176 (agent/core/src/language/fasttext/)
 give fastText's answer? Every sentence of ../shared/data/langid (75
 languages), through the `lid176` example and through fasttext-predict 0.9.2.4
 (PyPI; fastText's own C++) on the same rules/lid176.ftz: the share with the same

@@ -27,10 +27,13 @@
 //! most frequent (`words`): Crimean Tatar has half its words outside
 //! Turkish's list. A language without such a list (Tswana, Esperanto) is
 //! checked against the declarations' words instead: Northern Sotho writes
-//! `bjalo` where Tswana writes `jalo`. Last, a language none of these holds
-//! has no rival to lose to, so the page is held to the decided language's
-//! own profile (`novelty`): Karelian reads worse under Finnish's than any
-//! real Finnish text did.
+//! `bjalo` where Tswana writes `jalo`. A language none of these holds has
+//! no rival to lose to, so the page is held to the decided language's own
+//! profile (`novelty`): Karelian reads worse under Finnish's than any real
+//! Finnish text did. Last, a general-domain detector (`fasttext`, lid.176,
+//! 176 languages) vetoes a code it gives almost no probability, or where it
+//! is sure of a language crawlsieve does not name: Jamaican Creole is not
+//! Luxembourgish.
 
 pub mod fasttext;
 mod known;

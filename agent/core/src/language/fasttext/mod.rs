@@ -17,11 +17,12 @@
 //! it keeps (7,235) and of character 2–4-grams hashed into 2 M buckets,
 //! of which 42,765 survived pruning; rows of 16 dimensions, product-
 //! quantized (8 sub-quantizers of 2 dimensions, norms quantized apart),
-//! dequantized once at load; a hierarchical softmax over the labels
-//! (Huffman tree by their counts). The `fasttext` crate (0.8, pure Rust)
-//! reads the file but its quantized inference answers wrong (German as
-//! Arabic at .9999), so the format is read here; the port gives
-//! `fasttext-predict`'s answer on the test in [`tests`].
+//! kept as their codes (`buckets`); a hierarchical softmax over the labels
+//! (a Huffman tree by their counts: `tree`). The `fasttext` crate (0.8,
+//! pure Rust) reads the file but its quantized inference answers wrong
+//! (German as Arabic at .9999), so the format is read here (`file`); the
+//! port gives `fasttext-predict`'s answer on 15,000 of 15,000 sentences
+//! (`bench/fasttext_port.py`) and on the pinned ones of [`tests`].
 
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
@@ -36,7 +37,14 @@ const CODES: &str = include_str!(concat!(
     "/../../rules/lid176.codes.tsv"
 ));
 
-const MAGIC: i32 = 793_712_314;
+mod buckets;
+mod file;
+mod tree;
+
+use buckets::{fnv_step, Buckets, Codes, Modulo, AHEAD, DSUB, FNV_BASIS, NSUBQ};
+use file::File;
+use tree::Tree;
+
 const DIM: usize = 16;
 /// fastText's begin- and end-of-word marks around a word's n-grams.
 const BOW: u8 = b'<';
@@ -82,169 +90,15 @@ pub struct Judgement {
     pub outsider_label: usize,
 }
 
-/// Reads the little-endian fields of the file in order.
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let s = self.b.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(s)
-    }
-    fn i32(&mut self) -> Option<i32> {
-        Some(i32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn i64(&mut self) -> Option<i64> {
-        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn f32s(&mut self, n: usize) -> Option<Vec<f32>> {
-        let raw = self.take(n.checked_mul(4)?)?;
-        Some(
-            raw.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        )
-    }
-    fn cstr(&mut self) -> Option<&'a [u8]> {
-        let end = self.b[self.at..].iter().position(|&c| c == 0)?;
-        let s = self.take(end)?;
-        self.at += 1;
-        Some(s)
-    }
-}
-
-/// lid.176's quantizer: 8 sub-vectors of 2 dimensions, 256 centroids each.
-const NSUBQ: usize = 8;
-const DSUB: usize = 2;
-
-/// A row as the file holds it: a centroid per sub-vector, then its norm's.
-/// Nine bytes where its 16 floats are 64: the rows are read at random, one
-/// per n-gram, and 50,000 of them as floats (3.2 MB) miss the cache on
-/// nearly every read; as codes they sit beside their key.
-type Codes = [u8; NSUBQ + 1];
-
-/// Reads a product quantizer's header and centroids, checking its shape.
-fn quantizer(r: &mut Reader, dim: usize, nsubq: usize, dsub: usize) -> Option<Vec<f32>> {
-    let shape = [r.i32()?, r.i32()?, r.i32()?, r.i32()?];
-    (shape == [dim as i32, nsubq as i32, dsub as i32, dsub as i32]).then_some(())?;
-    r.f32s(dim * 256)
-}
-
 /// What a word of the vocabulary adds to a text's sum, summed once at load:
-/// its row and each of its n-grams' rows. Half a page's words or more are
-/// among lid.176's 7,235 (the most frequent of each language), and each
-/// is then one lookup instead of about twenty.
+/// its row and each of its n-grams' rows. lid.176's 7,235 words are the
+/// most frequent of each language, and each on a page is then one lookup
+/// instead of about twenty (a tenth less time on 1 KB pages of 75
+/// languages: bench/HISTORY.md, "a general-domain detector's doubt").
 #[derive(Clone, Copy)]
 struct Whole {
     sum: [f32; DIM],
     rows: u32,
-}
-
-/// The surviving buckets: an open-addressed table, keyed by bucket, each
-/// slot its row's codes beside the key (one cache line read per n-gram).
-struct Buckets {
-    slots: Vec<Slot>,
-    shift: u32,
-}
-
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Slot {
-    key: u32,
-    codes: Codes,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-/// How many keys ahead a slot's line is asked for: enough lookups in
-/// flight to cover a miss to L3 (tens of ns) at a few ns each.
-const AHEAD: usize = 16;
-
-impl Buckets {
-    fn new(entries: &[(u32, Codes)]) -> Buckets {
-        // Two thirds full at most: lid.176's 42,765 fit 65,536 slots, 1 MB,
-        // a core's L2 here (twice that measured slower).
-        let bits = (entries.len() * 2)
-            .next_power_of_two()
-            .trailing_zeros()
-            .max(4);
-        let mut t = Buckets {
-            slots: vec![
-                Slot {
-                    key: EMPTY,
-                    codes: [0; NSUBQ + 1],
-                };
-                1 << bits
-            ],
-            shift: 32 - bits,
-        };
-        for &(key, codes) in entries {
-            let mut i = t.home(key);
-            while t.slots[i].key != EMPTY {
-                i = (i + 1) & (t.slots.len() - 1);
-            }
-            t.slots[i] = Slot { key, codes };
-        }
-        t
-    }
-
-    fn prefetch(&self, key: u32) {
-        crate::hint::prefetch(&self.slots[self.home(key)]);
-    }
-
-    fn home(&self, key: u32) -> usize {
-        (key.wrapping_mul(0x9E37_79B1) >> self.shift) as usize
-    }
-
-    fn get(&self, key: u32) -> Option<&Codes> {
-        let mut i = self.home(key);
-        loop {
-            let slot = &self.slots[i];
-            if slot.key == key {
-                return Some(&slot.codes);
-            }
-            if slot.key == EMPTY {
-                return None;
-            }
-            i = (i + 1) & (self.slots.len() - 1);
-        }
-    }
-}
-
-/// `x % d` for a fixed `d` without a division (Lemire, "Faster Remainder
-/// by Direct Computation", 2019): one division per n-gram was a tenth of
-/// the model's time.
-struct Modulo {
-    d: u32,
-    m: u64,
-}
-
-impl Modulo {
-    fn new(d: u32) -> Modulo {
-        Modulo {
-            d,
-            m: (u64::MAX / u64::from(d)).wrapping_add(1),
-        }
-    }
-
-    fn of(&self, x: u32) -> u32 {
-        let low = self.m.wrapping_mul(u64::from(x));
-        ((u128::from(low) * u128::from(self.d)) >> 64) as u32
-    }
-}
-
-/// fastText's hash: FNV-1a over the bytes, each sign-extended as C++'s
-/// `int8_t` is (it matters for every byte of UTF-8 past ASCII).
-const FNV_BASIS: u32 = 2_166_136_261;
-
-fn fnv_step(h: u32, c: u8) -> u32 {
-    (h ^ (c as i8 as i32 as u32)).wrapping_mul(16_777_619)
 }
 
 impl Model {
@@ -257,138 +111,55 @@ impl Model {
     }
 
     fn parse(b: &[u8], codes: &str) -> Option<Model> {
-        let mut r = Reader { b, at: 0 };
-        (r.i32()? == MAGIC && r.i32()? == 12).then_some(())?;
-        // dim ws epoch minCount neg wordNgrams loss model bucket minn maxn
-        // lrUpdateRate t
-        let args: Vec<i32> = (0..12).map(|_| r.i32()).collect::<Option<_>>()?;
-        r.take(8)?;
-        let (dim, word_ngrams, loss) = (args[0], args[5], args[6]);
-        // Only what lid.176 is: 16 dimensions, no word n-grams, a
-        // hierarchical softmax (loss 1).
-        (dim as usize == DIM && word_ngrams == 1 && loss == 1).then_some(())?;
-        let bucket = u32::try_from(args[8]).ok().filter(|&b| b > 0)?;
-        let (minn, maxn) = (
-            usize::try_from(args[9]).ok()?,
-            usize::try_from(args[10]).ok()?,
-        );
-
-        let size = usize::try_from(r.i32()?).ok()?;
-        let nwords = usize::try_from(r.i32()?).ok()?;
-        let nlabels = usize::try_from(r.i32()?).ok()?;
-        r.i64()?;
-        let pruned = usize::try_from(r.i64()?).ok()?;
-        let mut word_rows = Vec::new();
-        let mut labels = Vec::new();
-        let mut counts = Vec::new();
-        for _ in 0..size {
-            let w = r.cstr()?;
-            let count = r.i64()?;
-            match r.u8()? {
-                0 => word_rows.push(w),
-                _ => {
-                    let name = std::str::from_utf8(w).ok()?;
-                    labels.push(name.strip_prefix("__label__")?.to_string());
-                    counts.push(count);
-                }
-            }
-        }
-        (word_rows.len() == nwords && labels.len() == nlabels && nlabels >= 2).then_some(())?;
-        let mut bucket_rows = Vec::with_capacity(pruned);
-        for _ in 0..pruned {
-            let (h, row) = (r.i32()?, usize::try_from(r.i32()?).ok()?);
-            bucket_rows.push((u32::try_from(h).ok()?, nwords + row));
-        }
-
-        // The input matrix: quantized, norms quantized apart.
-        (r.u8()? == 1 && r.u8()? == 1).then_some(())?;
-        let m = usize::try_from(r.i64()?).ok()?;
-        (usize::try_from(r.i64()?).ok()? == DIM).then_some(())?;
-        (usize::try_from(r.i32()?).ok()? == m * NSUBQ && m >= nwords + pruned).then_some(())?;
-        let row_codes = r.take(m * NSUBQ)?;
-        let centroids = quantizer(&mut r, DIM, NSUBQ, DSUB)?;
-        let norm_codes = r.take(m)?;
-        let norms = quantizer(&mut r, 1, 1, 1)?;
-        let codes_of = |row: usize| -> Codes {
-            let mut c = [0; NSUBQ + 1];
-            c[..NSUBQ].copy_from_slice(&row_codes[row * NSUBQ..(row + 1) * NSUBQ]);
-            c[NSUBQ] = norm_codes[row];
-            c
-        };
-        let entries: Vec<(u32, Codes)> = bucket_rows
+        let mut file = File::read(b)?;
+        let (codes, outsiders) = code_table(codes, &file.labels)?;
+        let entries: Vec<(u32, Codes)> = file
+            .buckets
             .iter()
-            .map(|&(h, row)| (h, codes_of(row)))
+            .map(|&(h, row)| (h, file.codes_of(row)))
             .collect();
-
-        // The output matrix: dense, a row per inner node.
-        (r.u8()? == 0).then_some(())?;
-        let out_rows = usize::try_from(r.i64()?).ok()?;
-        (usize::try_from(r.i64()?).ok()? == DIM && out_rows + 1 >= nlabels).then_some(())?;
-        let output = r.f32s(out_rows * DIM)?;
-        (r.at == b.len()).then_some(())?;
-
-        let tree = Tree::huffman(&counts);
-        let index: FxHashMap<&str, u16> = labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.as_str(), i as u16))
-            .collect();
-        let mut code_labels = FxHashMap::default();
-        for line in codes
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-        {
-            let mut cols = line.split('\t');
-            let code = cols.next()?.to_string();
-            let labels = cols
-                .next()?
-                .split(',')
-                .map(|l| index.get(l).copied())
-                .collect::<Option<Vec<u16>>>()?;
-            let floor: f32 = cols.next()?.parse().ok()?;
-            code_labels.insert(code, (labels, floor));
-        }
-        let mut outsiders = vec![true; labels.len()];
-        for (ls, _) in code_labels.values() {
-            ls.iter().for_each(|&l| outsiders[l as usize] = false);
-        }
         let mut model = Model {
-            centroids,
-            norms,
             words: FxHashMap::default(),
             buckets: Buckets::new(&entries),
-            bucket: Modulo::new(bucket),
-            minn,
-            maxn,
+            bucket: Modulo::new(file.bucket),
+            minn: file.minn,
+            maxn: file.maxn,
             eos: None,
-            output,
-            tree,
-            labels,
+            tree: Tree::huffman(&file.counts),
             outsiders,
-            codes: code_labels,
+            codes,
+            centroids: std::mem::take(&mut file.centroids),
+            norms: std::mem::take(&mut file.norms),
+            output: std::mem::take(&mut file.output),
+            labels: std::mem::take(&mut file.labels),
         };
+        model.sum_words(&file);
+        Some(model)
+    }
+
+    /// Each word's [`Whole`]: its row and its n-grams' rows, summed.
+    fn sum_words(&mut self, file: &File) {
         let (mut keys, mut marked) = (Vec::new(), Vec::new());
-        for (i, w) in word_rows.iter().enumerate() {
+        for (i, w) in file.words.iter().enumerate() {
             let mut whole = Whole {
                 sum: [0.0; DIM],
                 rows: 1,
             };
-            model.decode_into(&codes_of(i), &mut whole.sum);
+            self.decode_into(&file.codes_of(i), &mut whole.sum);
             if *w == b"</s>" {
-                model.eos = Some(whole);
+                self.eos = Some(whole);
                 continue;
             }
             keys.clear();
-            model.ngrams(w, &mut marked, &mut keys);
+            self.ngrams(w, &mut marked, &mut keys);
             for &key in &keys {
-                if let Some(codes) = model.buckets.get(key) {
-                    model.decode_into(codes, &mut whole.sum);
+                if let Some(codes) = self.buckets.get(key) {
+                    self.decode_into(codes, &mut whole.sum);
                     whole.rows += 1;
                 }
             }
-            model.words.insert(w.to_vec().into_boxed_slice(), whole);
+            self.words.insert(w.to_vec().into_boxed_slice(), whole);
         }
-        Some(model)
     }
 
     /// Adds the row `codes` stand for to `sum`.
@@ -541,110 +312,36 @@ impl Model {
     }
 }
 
-/// fastText's hierarchical softmax: a Huffman tree over the label counts
-/// (sorted, most frequent first, as the file holds them), built as
-/// fastText builds it. Leaves `0..labels` are the labels; inner node `i`
-/// has output row `i - labels`; a label's probability is the product, down
-/// its path, of σ(row · h) where the step goes to the `binary` (right)
-/// child and 1 − σ where it goes left.
-struct Tree {
-    labels: usize,
-    /// Per label: its path up to the root, (inner node's row, goes right).
-    paths: Vec<Vec<(u16, bool)>>,
-    /// Per inner node (by row): its (left, right) children.
-    children: Vec<[usize; 2]>,
-}
+/// `rules/lid176.codes.tsv`: each code's labels and floor; and which labels
+/// no code holds (the outsiders).
+type CodeTable = (FxHashMap<String, (Vec<u16>, f32)>, Vec<bool>);
 
-fn sigmoid(row: &[f32], h: &[f32; DIM]) -> f32 {
-    let dot: f32 = row.iter().zip(h).map(|(a, b)| a * b).sum();
-    1.0 / (1.0 + (-dot).exp())
-}
-
-impl Tree {
-    fn huffman(counts: &[i64]) -> Tree {
-        let osz = counts.len();
-        let mut count = vec![i64::MAX / 4; 2 * osz - 1];
-        let mut parent = vec![usize::MAX; 2 * osz - 1];
-        let mut binary = vec![false; 2 * osz - 1];
-        let mut children = Vec::with_capacity(osz - 1);
-        count[..osz].copy_from_slice(counts);
-        let (mut leaf, mut node) = (osz as isize - 1, osz);
-        for i in osz..2 * osz - 1 {
-            let mut mini = [0usize; 2];
-            for m in &mut mini {
-                if leaf >= 0 && count[leaf as usize] < count[node] {
-                    *m = leaf as usize;
-                    leaf -= 1;
-                } else {
-                    *m = node;
-                    node += 1;
-                }
-            }
-            count[i] = count[mini[0]] + count[mini[1]];
-            parent[mini[0]] = i;
-            parent[mini[1]] = i;
-            binary[mini[1]] = true;
-            children.push(mini);
-        }
-        let paths = (0..osz)
-            .map(|i| {
-                let mut path = Vec::new();
-                let mut j = i;
-                while parent[j] != usize::MAX {
-                    path.push(((parent[j] - osz) as u16, binary[j]));
-                    j = parent[j];
-                }
-                path
-            })
-            .collect();
-        Tree {
-            labels: osz,
-            paths,
-            children,
-        }
+fn code_table(text: &str, labels: &[String]) -> Option<CodeTable> {
+    let index: FxHashMap<&str, u16> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.as_str(), i as u16))
+        .collect();
+    let mut codes = FxHashMap::default();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut cols = line.split('\t');
+        let code = cols.next()?.to_string();
+        let labels = cols
+            .next()?
+            .split(',')
+            .map(|l| index.get(l).copied())
+            .collect::<Option<Vec<u16>>>()?;
+        let floor: f32 = cols.next()?.parse().ok()?;
+        codes.insert(code, (labels, floor));
     }
-
-    /// One label's probability: its path only.
-    fn probability(&self, output: &[f32], h: &[f32; DIM], label: usize) -> f32 {
-        self.paths[label]
-            .iter()
-            .map(|&(row, right)| {
-                let row = row as usize;
-                let f = sigmoid(&output[row * DIM..(row + 1) * DIM], h);
-                if right {
-                    f
-                } else {
-                    1.0 - f
-                }
-            })
-            .product()
+    let mut outsiders = vec![true; labels.len()];
+    for (ls, _) in codes.values() {
+        ls.iter().for_each(|&l| outsiders[l as usize] = false);
     }
-
-    /// Every label at least `min` probable, with its probability: from the
-    /// root down, leaving a branch once its probability is under `min`.
-    fn descend(
-        &self,
-        output: &[f32],
-        h: &[f32; DIM],
-        min: f32,
-        visit: &mut impl FnMut(usize, f32),
-    ) {
-        let mut stack = vec![(2 * self.labels - 2, 1.0f32)];
-        while let Some((node, p)) = stack.pop() {
-            if p < min {
-                continue;
-            }
-            if node < self.labels {
-                visit(node, p);
-                continue;
-            }
-            let row = node - self.labels;
-            let f = sigmoid(&output[row * DIM..(row + 1) * DIM], h);
-            let [left, right] = self.children[row];
-            stack.push((left, p * (1.0 - f)));
-            stack.push((right, p * f));
-        }
-    }
+    Some((codes, outsiders))
 }
 
 #[cfg(test)]
