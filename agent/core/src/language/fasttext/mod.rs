@@ -8,8 +8,8 @@
 //! Why a fifth detector: the checks before it compare the decided language
 //! with rivals drawn from tables (langid's 21, the declarations' ~480, the
 //! word lists' 18) or with the profile's own cut; a relative none of them
-//! holds but that the web writes — Tahitian read as Maori, Shan as
-//! Burmese — passes them. lid.176 was learnt from general text of 176
+//! holds but that the web writes — Jamaican Creole read as Luxembourgish,
+//! Mauritian Creole as Haitian — passes them. lid.176 was learnt from general text of 176
 //! languages, and where it gives the decided language almost no
 //! probability the page is not the text it learnt that language from.
 //!
@@ -72,7 +72,7 @@ pub struct Model {
     /// Per label: its name without `__label__`.
     labels: Vec<String>,
     /// Per label: whether it is a language crawlsieve does not name (no
-    /// code's labels hold it: Asturian, Tibetan, Corsican, Low German...).
+    /// code's labels hold it: Asturian, Corsican, Low German, Cebuano...).
     outsiders: Vec<bool>,
     /// crawlsieve's code → the labels that are it (`msa`: `ms`, `id`) and
     /// its floor (`rules/lid176.codes.tsv`).
