@@ -17,7 +17,7 @@
 //! Options: `--per-language` prints a row per language; `--markdown` a
 //! Markdown table of `detect` per language and size; `--show-wrong` the
 //! start of each page given a wrong code; `--margin X` sets
-//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--words X` `language.words_margin`; `--declaration-words X` `language.declaration_words`; `--novelty X` `language.novelty_margin`; `--fasttext X` `language.fasttext_probability`; `--half dev|test|all` (default test).
+//! `language.min_margin`; `--udhr X` `language.udhr_margin`; `--words X` `language.words_margin`; `--declaration-words X` `language.declaration_words`; `--novelty X` `language.novelty_margin`; `--fasttext X` `language.fasttext_probability`; `--alphabet X` `language.alphabet_share`; `--half dev|test|all` (default test).
 
 use crawlsieve_core::language::{self, profiles::Profiles, Thresholds};
 use crawlsieve_core::{Page, Pipeline, Settings};
@@ -103,6 +103,9 @@ fn main() -> anyhow::Result<()> {
     if let Some(m) = value("--fasttext") {
         t.fasttext_probability = m.parse()?;
     }
+    if let Some(m) = value("--alphabet") {
+        t.alphabet_share = m.parse()?;
+    }
     if let Some(m) = value("--margin") {
         t.min_margin = m.parse()?;
     }
@@ -118,14 +121,15 @@ fn main() -> anyhow::Result<()> {
                 "language.fasttext_probability",
                 t.fasttext_probability.into(),
             ),
+            ("language.alphabet_share", t.alphabet_share.into()),
         ],
     )?;
     let sample_bytes = settings.language.sample_bytes;
     let pipeline = Pipeline::new(settings)?;
     let profiles = Profiles::shipped();
     println!(
-        "half {half}, language.min_margin {}, udhr_margin {}, words_margin {}, declaration_words {}, novelty_margin {}, fasttext_probability {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
-        t.min_margin, t.udhr_margin, t.words_margin, t.declaration_words, t.novelty_margin, t.fasttext_probability
+        "half {half}, language.min_margin {}, udhr_margin {}, words_margin {}, declaration_words {}, novelty_margin {}, fasttext_probability {}, alphabet_share {}, sample_bytes {sample_bytes}; right / macrolanguage / unknown / wrong",
+        t.min_margin, t.udhr_margin, t.words_margin, t.declaration_words, t.novelty_margin, t.fasttext_probability, t.alphabet_share
     );
     println!(
         "{:>6} {:>6}  {:<29} {:<29} {:<29} {:<29} {:>9} {:>9} {:>9} {:>9}",

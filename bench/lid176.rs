@@ -19,6 +19,7 @@ fn main() -> anyhow::Result<()> {
     let model = Model::shipped();
     let off = Thresholds {
         fasttext_probability: 0.0,
+        alphabet_share: 0.0,
         ..Thresholds::default()
     };
     let out = std::io::stdout();

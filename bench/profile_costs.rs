@@ -16,6 +16,7 @@ fn main() -> anyhow::Result<()> {
     let t = Thresholds {
         novelty_margin: 0.0,
         fasttext_probability: 0.0,
+        alphabet_share: 0.0,
         ..Thresholds::default()
     };
     let stdin = std::io::stdin();

@@ -30,11 +30,14 @@
 //! `bjalo` where Tswana writes `jalo`. A language none of these holds has
 //! no rival to lose to, so the page is held to the decided language's own
 //! profile (`novelty`): Karelian reads worse under Finnish's than any real
-//! Finnish text did. Last, a general-domain detector (`fasttext`, lid.176,
-//! 176 languages) vetoes a code it gives almost no probability, or where it
-//! is sure of a language crawlsieve does not name: Jamaican Creole is not
-//! Luxembourgish.
+//! Finnish text did. Then the decided language's alphabet (`alphabets`):
+//! a page of Shan is not Burmese, whatever its trigrams, when it writes
+//! letters Burmese never does. Last, a general-domain detector (`fasttext`,
+//! lid.176, 176 languages) vetoes a code it gives almost no probability, or
+//! where it is sure of a language crawlsieve does not name: Jamaican
+//! Creole is not Luxembourgish.
 
+pub mod alphabets;
 pub mod fasttext;
 mod known;
 pub mod langid;
@@ -131,6 +134,7 @@ pub fn detect(text: &str, sample_bytes: usize, t: Thresholds) -> Detected {
         decided = with_declarations(sample, decided, t);
     }
     let decided = with_novelty(sample, decided, scored, t);
+    let decided = with_alphabet(sample, decided, t);
     with_fasttext(sample, decided, t)
 }
 
@@ -158,6 +162,21 @@ fn with_novelty(
             } else {
                 decided
             }
+        }
+        _ => decided,
+    }
+}
+
+/// The decision held to the decided language's alphabet ([`alphabets`]):
+/// a relative no table holds can read like it, but not be written with
+/// its letters only.
+fn with_alphabet(sample: &str, decided: Detected, t: Thresholds) -> Detected {
+    match decided.code {
+        Some(code)
+            if t.alphabet_share > 0.0
+                && alphabets::Alphabets::shipped().is_foreign(code, sample, t.alphabet_share) =>
+        {
+            UNKNOWN
         }
         _ => decided,
     }

@@ -25,6 +25,10 @@ pub const NOVELTY_MARGIN: f64 = 0.8;
 /// a general-domain detector's doubt").
 pub const FASTTEXT_PROBABILITY: f64 = 0.1;
 
+/// See [`Thresholds::alphabet_share`] (bench/HISTORY.md, "Language: the
+/// alphabets").
+pub const ALPHABET_SHARE: f64 = 0.02;
+
 /// `[language]`: what is detected, how sure it must be, what is kept.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -64,6 +68,9 @@ pub struct LanguageSettings {
     /// The least probability fastText's lid.176 must give the decided code
     /// for it to stand (docs/languages.md).
     pub fasttext_probability: f64,
+    /// The least share of a page's letters foreign to the decided
+    /// language's alphabet that vetoes the code (docs/languages.md).
+    pub alphabet_share: f64,
     /// The declarations the fourth check reads: the shipped table, or one
     /// built by `bench/build_udhr.py` (docs/languages.md).
     #[serde(default)]
@@ -84,6 +91,7 @@ impl LanguageSettings {
             declaration_words: self.declaration_words,
             novelty_margin: self.novelty_margin,
             fasttext_probability: self.fasttext_probability,
+            alphabet_share: self.alphabet_share,
             declarations: self.declarations,
         }
     }
@@ -171,6 +179,10 @@ impl LanguageSettings {
             "configuration: key `language.fasttext_probability`: must be in [0, 0.5) (a probability; 0 turns the check off)"
         );
         anyhow::ensure!(
+            (0.0..0.5).contains(&self.alphabet_share),
+            "configuration: key `language.alphabet_share`: must be in [0, 0.5) (a share of letters; 0 turns the check off)"
+        );
+        anyhow::ensure!(
             self.sample_bytes >= 64,
             "configuration: key `language.sample_bytes`: must be at least 64"
         );
@@ -225,6 +237,10 @@ pub struct Thresholds {
     /// give the decided code, where it has the language, for the code to
     /// stand. 0: not run.
     pub fasttext_probability: f64,
+    /// The least share of the sample's letters outside the decided
+    /// language's alphabet ([`alphabets`](super::alphabets)) that vetoes
+    /// the code, where that is above its floor. 0: not run.
+    pub alphabet_share: f64,
     /// The declarations table ([`udhr`]).
     pub declarations: DeclarationsTable,
 }
@@ -241,6 +257,7 @@ impl Default for Thresholds {
             declaration_words: DECLARATION_WORDS,
             novelty_margin: NOVELTY_MARGIN,
             fasttext_probability: FASTTEXT_PROBABILITY,
+            alphabet_share: ALPHABET_SHARE,
             declarations: DeclarationsTable::default(),
         }
     }
