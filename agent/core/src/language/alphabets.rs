@@ -135,11 +135,7 @@ impl Alphabets {
 
     fn parse(text: &str) -> Option<Alphabets> {
         let mut by_code = FxHashMap::default();
-        for line in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-        {
-            let mut cols = line.split('\t');
+        for mut cols in super::rows(text) {
             let code = cols.next()?.to_string();
             let floor: f64 = cols.next()?.parse().ok()?;
             let _locales = cols.next()?;

@@ -182,6 +182,15 @@ fn with_alphabet(sample: &str, decided: Detected, t: Thresholds) -> Detected {
     }
 }
 
+/// The rows of a shipped tab-separated table (`rules/novelty.tsv`,
+/// `rules/alphabets.tsv`, `rules/lid176.codes.tsv`), as their columns:
+/// `#` lines are comments, empty lines are skipped.
+fn rows(text: &str) -> impl Iterator<Item = std::str::Split<'_, char>> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.split('\t'))
+}
+
 /// lid.176 reads this much of the sample: its cost is per n-gram, about
 /// three a byte. On the held-apart declarations 512 bytes vetoed as well
 /// as 1 KB; 256 cost real pages of the named languages (right .856 → .844).

@@ -55,11 +55,7 @@ impl Novelty {
 
     fn parse(text: &str) -> Option<Novelty> {
         let mut cuts = FxHashMap::default();
-        for line in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-        {
-            let mut cols = line.split('\t');
+        for mut cols in super::rows(text) {
             let code = cols.next()?.to_string();
             let cut: f64 = cols.next()?.parse().ok()?;
             cuts.insert(code, cut);

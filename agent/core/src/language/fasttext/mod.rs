@@ -323,11 +323,7 @@ fn code_table(text: &str, labels: &[String]) -> Option<CodeTable> {
         .map(|(i, l)| (l.as_str(), i as u16))
         .collect();
     let mut codes = FxHashMap::default();
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-    {
-        let mut cols = line.split('\t');
+    for mut cols in crate::language::rows(text) {
         let code = cols.next()?.to_string();
         let labels = cols
             .next()?
