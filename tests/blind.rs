@@ -255,16 +255,9 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
         "GET /v1/sets/crawl says which counts went in"
     );
 
-    // The follower swaps the new version in and flags the next copy.
-    wait_until("agent a on version 2", 60, || {
-        a.metric("crawlsieve_labeled_set_version{set=\"crawl\"}") == 2.0
-    });
-    let copy = judge(&a, "http://late-copier.example/p", &pages[3]);
-    assert_eq!(copy["verdict"], "flag", "{copy}");
-    let fresh = judge(&a, "http://own-new.example/p", &pages[20]);
-    assert_ne!(fresh["verdict"], "flag", "{fresh}");
-
     // A batch sent again is taken once; discovery then has nothing new.
+    // Before any page is judged again: a page judged makes a new batch,
+    // which a slow machine may ship before this discovery runs.
     let batch = std::fs::read(&counts).unwrap();
     let (status, receipt) = post_counts(&addr, COUNT, "a", "1", &batch);
     assert_eq!(
@@ -278,6 +271,15 @@ fn agents_count_the_hub_discovers_and_publishes_and_followers_flag_copies() {
         (Some(0), &Value::Null),
         "{again}"
     );
+
+    // The follower swaps the new version in and flags the next copy.
+    wait_until("agent a on version 2", 60, || {
+        a.metric("crawlsieve_labeled_set_version{set=\"crawl\"}") == 2.0
+    });
+    let copy = judge(&a, "http://late-copier.example/p", &pages[3]);
+    assert_eq!(copy["verdict"], "flag", "{copy}");
+    let fresh = judge(&a, "http://own-new.example/p", &pages[20]);
+    assert_ne!(fresh["verdict"], "flag", "{fresh}");
 
     // Hostile uploads: clear answers, nothing taken.
     assert_eq!(post_counts(&addr, "wrong", "x", "1", &batch).0, 401);
