@@ -67,21 +67,22 @@ def main():
         labels, ps = model.predict(head, k=1)
         return labels[0][len("__label__"):], float(ps[0])
 
-    fit = collections.defaultdict(collections.Counter)  # language -> its best labels at --p, and pages
+    pages = collections.Counter()  # language -> its fitting half's pages
+    sure = collections.defaultdict(collections.Counter)  # language -> label -> pages it is best at --p
     for lang, _, text in build_udhr.declarations(build_udhr.fetch(os.path.join(ROOT, "target", "udhr"))):
         for page in build_udhr.pages(build_udhr.half(text, fit=True)):
             label, p = best(page)
-            fit[lang][None] += 1
-            fit[lang][label] += p >= a.p
+            pages[lang] += 1
+            sure[lang][label] += p >= a.p
     nameable = {}
     for label in outsiders:
         code = code_of(label)
-        own = [k for k in fit if code and code in (k, macro_of(k))]
-        n, r = sum(fit[k][None] for k in own), sum(fit[k][label] for k in own)
+        own = [k for k in pages if code and code in (k, macro_of(k))]
+        n, r = sum(pages[k] for k in own), sum(sure[k][label] for k in own)
         if n and r / n >= a.reliable:
             nameable[label] = code
     print(f"{len(outsiders)} labels crawlsieve does not name; with a declaration: "
-          f"{sum(1 for l in outsiders if any(code_of(l) in (k, macro_of(k)) for k in fit))}; reliable at "
+          f"{sum(1 for l in outsiders if any(code_of(l) in (k, macro_of(k)) for k in pages))}; reliable at "
           f"p >= {a.p}: {' '.join(sorted(nameable)) or '-'}")
     new = set(nameable.values())
     per = collections.defaultdict(collections.Counter)
