@@ -578,6 +578,7 @@ def main():
     curves1 = [Curve(p, o) for p, o in zip(pages, oof)]
     page_scores, fold_scores = cross_validate(pages, curves1, oof, fold_of, a.folds, ("fixed", "expected_f1"))
     report("learned, first stage alone", pages, page_scores, fold_scores, a.folds)
+    first_alone = page_scores
     curves = [Curve(p, o) for p, o in zip(pages, oof2)]
     for kinds in (("fixed",), ("fixed", "expected_f1")):
         page_scores, fold_scores = cross_validate(pages, curves, oof2, fold_of, a.folds, kinds)
@@ -615,10 +616,17 @@ def main():
         auto_scores, auto_fold = cross_validate(pages, pruned, probs, fold_of, a.folds,
                                                 ("fixed", "expected_f1"), page_scores)
         report(f"pruned, {n} trees", pages, auto_scores, auto_fold, a.folds)
-        tried[n] = (float(np.mean(auto_scores)), pruned, auto_scores)
+        tried[n] = (float(np.mean(auto_scores)), pruned, auto_scores, probs)
     best = max(f for f, *_ in tried.values())
     prune_trees = min(n for n, (f, *_) in tried.items() if f >= best - PRUNE_SLACK)
     routes(pages, page_scores, tried[prune_trees][2], fold_of, a.folds)
+    # The pages the plateau keeps little of cost "pruned" most (both stages
+    # over every block, and the page's kind for the second): the first stage
+    # alone there, measured beside it.
+    sc, fs = cross_validate(pages, tried[prune_trees][1], tried[prune_trees][3], fold_of, a.folds,
+                            ("fixed", "expected_f1"), first_alone)
+    report(f"pruned, {prune_trees} trees, the first stage alone where the plateau keeps little",
+           pages, sc, fs, a.folds)
     # The shipped model: all pages; cuts from the out-of-fold predictions.
     rule, s = best_cut(curves)
     print(f"cut on out-of-fold predictions: {rule} (F1 {s:.3f})")
