@@ -93,6 +93,7 @@ def main():
         print(f"{name}: per page p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms; "
               f"per 100 KB p50 {r['p50_ms_per_100kb']:.3f} ms, p99 {r['p99_ms_per_100kb']:.3f} ms")
     print("(crawlsieve full = decode, one HTML pass, content (the default extract.scorer), filters, language, chunks (SHA-1), page id (BLAKE3), matching, verdict;"
+          " crawlsieve extract = decode, one HTML pass, content (the default extract.scorer) only;"
           " resiliparse = extract_plain_text(main_content=True); trafilatura = extract();"
           " rs-trafilatura = rs_trafilatura::extract)")
 

@@ -12,8 +12,9 @@ use std::time::Instant;
 pub struct BenchArgs {
     #[command(flatten)]
     config: ConfigArgs,
-    /// `full`: the whole pipeline (process → verdict); `extract`: decode + one
-    /// HTML pass + plateau only.
+    /// `full`: the whole pipeline (process → verdict); `extract`: decode, the
+    /// HTML pass and the content with the configured `extract.scorer` only
+    /// (what the stages after extraction cost is the difference).
     #[arg(long, default_value = "full")]
     mode: Mode,
     /// Passes over the pages (the best pass is reported).
