@@ -197,3 +197,189 @@ fn malformed_html_is_judged() {
     }
     assert_eq!(vs[4]["reasons"][0], "no_visible_text");
 }
+
+/// Runs `cmd` as user `nobody` when the tests run as root (root reads a
+/// file whatever its mode, so "permission denied" needs another user).
+fn as_unprivileged(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        return cmd;
+    }
+    let program = cmd.get_program().to_owned();
+    let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+    let mut wrapped = std::process::Command::new("setpriv");
+    wrapped
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(program)
+        .args(args);
+    *cmd = wrapped;
+    cmd
+}
+
+/// Every kind of broken input beside good ones, in one directory: each good
+/// page gets its verdict, each bad input exactly one `error` verdict or one
+/// named input problem, and the scan goes on to its end.
+#[test]
+fn an_input_zoo_is_accounted_for_to_the_last_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The unprivileged user must reach the directory.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let zoo = dir.path().join("zoo");
+    std::fs::create_dir(&zoo).unwrap();
+    let outputs = dir.path().join("out");
+    std::fs::create_dir(&outputs).unwrap();
+    std::fs::set_permissions(&outputs, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = zoo.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let page = |i: usize| {
+        serde_json::json!({"url": format!("http://example.com/j{i}"), "html": article(80)})
+            .to_string()
+    };
+    // Good inputs: 3 WARC records, 3 JSONL pages, 1 HTML file.
+    write(
+        "good.warc.gz",
+        &[gzip(&good(1)), gzip(&good(2)), gzip(&good(3))].concat(),
+    );
+    write("good.html", article(80).as_bytes());
+    // JSONL: a stray header line first, good pages, a cut line naming its url.
+    let cut = "{\"url\": \"http://example.com/j99\", \"html\": \"<p>cut off here";
+    let mixed = format!(
+        "not json, a header\n{}\n{}\n{cut}\n{}\n",
+        page(1),
+        page(2),
+        page(3)
+    );
+    write("mixed.jsonl", mixed.as_bytes());
+    // Unreadable: a file others may not read, a directory that cannot be
+    // listed, a link whose target is gone.
+    let secret = write("secret.warc", &good(4));
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let locked = zoo.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("inside.html"), article(80)).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::os::unix::fs::symlink(zoo.join("gone.html"), zoo.join("dangling.html")).unwrap();
+    // Empty and random-byte archives, zero-byte pages.
+    write("empty.warc", b"");
+    write("empty.html", b"");
+    write("empty.jsonl", b"");
+    let random: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    write("random.warc.gz", &random);
+    // A gzip member cut mid-way (the record before it is judged).
+    let mut cut_member = [gzip(&good(5)), gzip(&good(6))].concat();
+    cut_member.truncate(cut_member.len() - 300);
+    write("cut-member.warc.gz", &cut_member);
+    // A record whose Content-Length is not a number, between good ones.
+    let mut bad_length = good(7);
+    bad_length.extend(
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/len\r\nContent-Length: lots\r\n\r\nxx\r\n\r\n",
+    );
+    bad_length.extend(good(8));
+    write("bad-length.warc", &bad_length);
+    // A 100 MB file of one line: as JSONL a line too long to be a page; as
+    // HTML a page cut at the size cap.
+    let long = vec![b'x'; 100 << 20];
+    write(
+        "long.jsonl",
+        &[
+            b"{\"url\": \"http://example.com/long\", \"html\": \"".as_slice(),
+            &long,
+        ]
+        .concat(),
+    );
+    write("long.html", &long);
+    drop(long);
+
+    let scan = |fail_on_error: bool| {
+        let mut cmd = bin();
+        cmd.args(["scan", "-j", "2", "--summary-json"])
+            .arg(outputs.join(format!("summary-{fail_on_error}.json")));
+        if fail_on_error {
+            cmd.arg("--fail-on-error");
+        }
+        cmd.arg(&zoo);
+        as_unprivileged(&mut cmd);
+        run(&mut cmd)
+    };
+    let out = scan(false);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let vs = verdicts(&out);
+    let by_url = |u: &str| vs.iter().filter(|v| v["url"] == u).count();
+    for u in [
+        "http://example.com/1",
+        "http://example.com/2",
+        "http://example.com/3",
+        "http://example.com/j1",
+        "http://example.com/j2",
+        "http://example.com/j3",
+        "http://example.com/5",
+        "http://example.com/7",
+        "http://example.com/8",
+    ] {
+        assert_eq!(by_url(u), 1, "{u}: {stderr}");
+        let v = vs.iter().find(|v| v["url"] == u).unwrap();
+        assert_ne!(v["verdict"], "error", "{v}");
+    }
+    let errors: Vec<String> = vs
+        .iter()
+        .filter(|v| v["verdict"] == "error")
+        .map(|v| format!("{} {}", v["url"], v["error"]))
+        .collect();
+    let has = |needle: &str| errors.iter().filter(|e| e.contains(needle)).count();
+    assert_eq!(has("JSONL page (line 1)"), 1, "{errors:#?}");
+    assert_eq!(has("j99"), 1, "the cut line names its page: {errors:#?}");
+    assert_eq!(has("secret.warc"), 1, "{errors:#?}");
+    assert_eq!(has("locked"), 1, "{errors:#?}");
+    assert_eq!(has("dangling.html"), 1, "{errors:#?}");
+    assert_eq!(has("longer than"), 1, "{errors:#?}");
+    assert_eq!(errors.len(), 6, "{errors:#?}");
+    // No file judged as one page but the HTML ones.
+    assert!(
+        vs.iter()
+            .all(|v| !v["url"].as_str().unwrap_or("").ends_with(".warc.gz")),
+        "{stderr}"
+    );
+    assert_eq!(
+        by_url(&format!("file://{}", zoo.join("long.html").display())),
+        1,
+        "{stderr}"
+    );
+    // The input problems are named, each once.
+    for problem in [
+        "empty.warc: empty file",
+        "empty.html: empty file",
+        "empty.jsonl: empty file",
+        "random.warc.gz",
+        "cut-member.warc.gz",
+        "bad-length.warc",
+    ] {
+        assert_eq!(
+            stderr
+                .lines()
+                .filter(|l| l.starts_with("input problem") && l.contains(problem))
+                .count(),
+            1,
+            "{problem}: {stderr}"
+        );
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(outputs.join("summary-false.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["pages_in"], summary["verdicts_out"]);
+    assert_eq!(summary["verdicts_out"].as_u64().unwrap() as usize, vs.len());
+    assert_eq!(scan(true).status.code(), Some(1), "--fail-on-error");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -47,6 +47,7 @@ pub mod quilts;
 pub mod report;
 pub mod scan;
 pub mod settings;
+pub mod settings_keys;
 pub mod sort;
 pub mod spun;
 pub mod styles;

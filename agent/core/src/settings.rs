@@ -150,11 +150,16 @@ impl Settings {
         overrides: &[(&str, config::Value)],
     ) -> anyhow::Result<Self> {
         let config = Self::layers(config_file, overrides)?;
-        let settings: Settings = config.try_deserialize().map_err(|e| {
-            let message = explain_enum::<ScorerKind>(e.to_string(), "ScorerKind");
-            let message = explain_enum::<UnknownLanguage>(message, "UnknownLanguage");
-            anyhow::anyhow!("configuration: {message}")
-        })?;
+        let layers = crate::settings_keys::Layers {
+            config_file,
+            overrides,
+        };
+        let settings: Settings =
+            crate::settings_keys::read(&config, "", &layers).map_err(|message| {
+                let message = explain_enum::<ScorerKind>(message, "ScorerKind");
+                let message = explain_enum::<UnknownLanguage>(message, "UnknownLanguage");
+                anyhow::anyhow!("configuration: {message}")
+            })?;
         settings.validate()?;
         Ok(settings)
     }

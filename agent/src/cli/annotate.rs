@@ -136,7 +136,7 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<i32> {
         let add = crawllog::url(body)
             .map(|u| known.annotations(u))
             .unwrap_or_default();
-        match crawllog::annotate(body, &add) {
+        match crawllog::annotate(body, &add).filter(|_| crawllog::is_line(body)) {
             Some(new) => {
                 if !add.is_empty() {
                     annotated += 1;
@@ -150,6 +150,16 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<i32> {
         }
     }
     out.flush()?;
+    // A file with lines but none of a crawl.log's is the wrong file (a wget
+    // log, a verdict file): saying "0 annotated" and exiting 0 hides that.
+    if lines > 0 && not_crawl_log == lines {
+        eprintln!(
+            "crawlsieve annotate-log: {}: none of its {lines} lines is a Heritrix crawl.log line \
+             (timestamp, status, size, URL, hop path, via, MIME type, thread, ...)",
+            a.crawl_log
+        );
+        return Ok(2);
+    }
     eprintln!(
         "{lines} lines, {annotated} annotated, {not_crawl_log} not crawl.log lines (left as they were); {} verdicts known, {} bad neighborhoods, {} unreadable verdict lines",
         known.verdicts.len(),

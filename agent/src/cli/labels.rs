@@ -162,6 +162,9 @@ pub struct PublishArgs {
     /// (a private CA, a self-signed hub); else the system's roots.
     #[arg(long)]
     ca_file: Option<PathBuf>,
+    /// Publish a set file under another name than the one it was built with.
+    #[arg(long)]
+    rename: bool,
     file: PathBuf,
 }
 
@@ -239,9 +242,21 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
                 "{}",
                 serde_json::to_string_pretty(&parsed.header)?
             )?;
-            if let Some(k) = public_key_file {
-                parsed.verify(&keys::read_public(&k)?)?;
-                eprintln!("signature: good");
+            match public_key_file {
+                Some(k) => {
+                    let public = keys::read_public(&k)?;
+                    parsed.verify(&public).map_err(|e| {
+                        anyhow::anyhow!("signature: does not verify with {} ({e})", k.display())
+                    })?;
+                    eprintln!(
+                        "signature: good (public key {}, fingerprint {})",
+                        k.display(),
+                        keys::fingerprint(&public)
+                    );
+                }
+                None => eprintln!(
+                    "signature: not checked (give --public-key-file to verify it as an agent would)"
+                ),
             }
             Ok(0)
         }
@@ -366,6 +381,21 @@ fn publish(a: PublishArgs) -> anyhow::Result<i32> {
         })?,
     };
     let body = std::fs::read(&a.file).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    // A set file names the set it was built as; published under another
+    // name, agents following that name would load another set's content.
+    if body.starts_with(file::MAGIC) {
+        let built = file::SetFile::parse(&body)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?
+            .header
+            .name
+            .clone();
+        anyhow::ensure!(
+            built == a.name || a.rename,
+            "{}: the set was built as `{built}`, not `{}`; publish it as `{built}`, or give --rename to publish it under the new name",
+            a.file.display(),
+            a.name
+        );
+    }
     let text = crawlsieve_daemon::hub::publish::publish(
         &a.hub,
         &a.name,

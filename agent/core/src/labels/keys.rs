@@ -83,13 +83,53 @@ pub fn check_private_file(path: &Path, what: &str) -> anyhow::Result<()> {
 }
 
 /// Reads a private key file.
+///
+/// A public key file has the same form (64 hex digits), so a `.pub` given
+/// by mistake would be taken as a seed and sign sets no agent can verify:
+/// a file named `.pub`, or whose digits are the public key beside it, is
+/// refused; a key whose `KEY.pub` names another public key is refused too.
 pub fn read_signing(path: &Path) -> anyhow::Result<SigningKey> {
+    if path.to_string_lossy().ends_with(".pub") {
+        let private = path.with_extension("");
+        let hint = if private.exists() {
+            format!(" ({})", private.display())
+        } else {
+            String::new()
+        };
+        anyhow::bail!(
+            "key file {}: this is a public key (a `.pub` file); give the private key{hint}",
+            path.display()
+        );
+    }
     check_private_file(path, "key file")?;
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))?;
     let seed =
         parse32(text.trim()).map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))?;
-    Ok(SigningKey::from_bytes(&seed))
+    let key = SigningKey::from_bytes(&seed);
+    let beside = public_path(path);
+    if let Ok(public) = read_public(&beside) {
+        anyhow::ensure!(
+            public.as_bytes() != &seed,
+            "key file {}: holds the same digits as {}, a public key; give the private key",
+            path.display(),
+            beside.display()
+        );
+        anyhow::ensure!(
+            public == key.verifying_key(),
+            "key file {}: its public key is not the one in {} (agents holding that one would refuse every set)",
+            path.display(),
+            beside.display()
+        );
+    }
+    Ok(key)
+}
+
+/// A short fingerprint of a public key for logs: the first 16 hex digits of
+/// its SHA-1 (enough to tell keys apart at a glance; agents check the whole key).
+pub fn fingerprint(public: &VerifyingKey) -> String {
+    use sha1::Digest;
+    hex::encode(&sha1::Sha1::digest(public.as_bytes())[..8])
 }
 
 /// Parses a public key given as 64 hex digits.

@@ -34,6 +34,12 @@ pub fn url(line: &str) -> Option<&str> {
     fields(line).get(3).map(|&(s, e)| &line[s..e])
 }
 
+/// Whether `line` has a crawl.log line's fields (12 or more, the last the
+/// annotations).
+pub fn is_line(line: &str) -> bool {
+    fields(line).len() >= 12
+}
+
 /// `line` with `add` appended to its annotations (field 12); `None` when
 /// the line has fewer than 12 fields (not a crawl.log line).
 pub fn annotate(line: &str, add: &[String]) -> Option<String> {

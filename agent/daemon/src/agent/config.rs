@@ -97,14 +97,18 @@ impl AgentSettings {
         config_file: Option<&Path>,
         overrides: &[(&str, config::Value)],
     ) -> anyhow::Result<Self> {
-        let layers = crawlsieve_core::Settings::layers(config_file, overrides)?;
-        let agent: AgentSettings = match layers.get("agent") {
-            Ok(agent) => agent,
-            Err(config::ConfigError::NotFound(_)) => anyhow::bail!(
+        let merged = crawlsieve_core::Settings::layers(config_file, overrides)?;
+        if let Err(config::ConfigError::NotFound(_)) = merged.get::<config::Value>("agent") {
+            anyhow::bail!(
                 "configuration: `crawlsieve agent` needs an [agent] section with sources and sinks"
-            ),
-            Err(e) => anyhow::bail!("configuration: {e}"),
+            );
+        }
+        let layers = crawlsieve_core::settings_keys::Layers {
+            config_file,
+            overrides,
         };
+        let agent: AgentSettings = crawlsieve_core::settings_keys::read(&merged, "agent", &layers)
+            .map_err(|message| anyhow::anyhow!("configuration: {message}"))?;
         anyhow::ensure!(
             !agent.sinks.is_empty(),
             "configuration: key `agent.sinks`: declare at least one sink"
@@ -113,6 +117,7 @@ impl AgentSettings {
             !agent.sources.is_empty(),
             "configuration: key `agent.sources`: declare at least one source"
         );
+        agent.check_paths()?;
         for kind in agent.trusted_sources.iter().flatten() {
             anyhow::ensure!(
                 agent.sources.iter().any(|s| s.kind() == *kind),
@@ -125,6 +130,27 @@ impl AgentSettings {
 }
 
 impl AgentSettings {
+    /// The directories sources read from exist: a typo in one fails at
+    /// start-up, not as a source retrying forever.
+    fn check_paths(&self) -> anyhow::Result<()> {
+        for (i, source) in self.sources.iter().enumerate() {
+            if let SourceConfig::WarcDir { path, .. } = source {
+                match std::fs::metadata(path) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => anyhow::bail!(
+                        "configuration: key `agent.sources[{i}].path`: {} is not a directory",
+                        path.display()
+                    ),
+                    Err(e) => anyhow::bail!(
+                        "configuration: key `agent.sources[{i}].path`: {}: {e} (relative paths are from the working directory)",
+                        path.display()
+                    ),
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The sources whose pages may feed neighborhoods and counts: the
     /// configured `trusted_sources`, else every declared source but an
     /// `http` one whose ingest has no token.
@@ -319,10 +345,10 @@ pub enum SourceConfig {
         #[serde(default = "default_checkpoint_seconds")]
         checkpoint_seconds: u64,
     },
-    /// A directory the crawler writes WARC files into: each new `*.warc` /
-    /// `*.warc.gz` is processed once (in-progress names such as Heritrix's
-    /// `.open` are ignored); progress is checkpointed so a restart neither
-    /// skips nor repeats a file.
+    /// A directory the crawler writes WARC files into: each `*.warc` /
+    /// `*.warc.gz` is read as it grows, every record once (in-progress names
+    /// such as Heritrix's `.open` are ignored); progress is checkpointed so a
+    /// restart neither skips nor repeats a record.
     WarcDir {
         path: PathBuf,
         /// Checkpoint file (default: `.crawlsieve-checkpoint.json` in the directory).
@@ -330,7 +356,15 @@ pub enum SourceConfig {
         checkpoint: Option<PathBuf>,
         #[serde(default = "default_poll")]
         poll_seconds: u64,
+        /// A file unchanged this long is whole: done once it ends on a whole
+        /// record; a record it still ends inside is read as broken.
+        #[serde(default = "default_settle")]
+        settle_seconds: u64,
     },
+}
+
+fn default_settle() -> u64 {
+    30
 }
 
 fn default_consumer() -> String {

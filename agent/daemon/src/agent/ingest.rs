@@ -113,6 +113,25 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
 }
 
+/// An RFC 3339 time, `Z` or a numeric offset (humantime reads UTC only:
+/// an offset is checked for form and put aside).
+fn is_rfc3339(s: &str) -> bool {
+    let utc = match s
+        .len()
+        .checked_sub(6)
+        .and_then(|i| s.get(i..).map(|tail| (i, tail)))
+    {
+        Some((i, tail))
+            if matches!(tail.as_bytes(), [b'+' | b'-', h1, h2, b':', m1, m2]
+                if [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit())) =>
+        {
+            format!("{}Z", &s[..i])
+        }
+        _ => s.to_string(),
+    };
+    humantime::parse_rfc3339_weak(&utc).is_ok()
+}
+
 /// The page a request carries, or why it is not one.
 fn parse(agent: &Agent, headers: &HeaderMap, body: Bytes) -> Result<Input, String> {
     let id = header_str(headers, "x-crawlsieve-id")
@@ -140,11 +159,33 @@ fn parse(agent: &Agent, headers: &HeaderMap, body: Bytes) -> Result<Input, Strin
     let truncated = bytes.len() > agent.max_page_bytes;
     bytes.truncate(agent.max_page_bytes);
     let mut page = Page::new(url, bytes).with_origin(origin);
-    page.status = header_str(headers, "x-crawlsieve-status").and_then(|s| s.parse().ok());
+    // A header that is there but malformed is refused by name: dropped, a
+    // crawler's bug would go unnoticed and the verdict say less than asked.
+    page.status = match header_str(headers, "x-crawlsieve-status") {
+        None | Some("") => None,
+        Some(s) => Some(
+            s.parse::<u16>()
+                .ok()
+                .filter(|n| (100..=999).contains(n))
+                .ok_or_else(|| {
+                    format!("X-Crawlsieve-Status: {s:?} is not an HTTP status code (100-999)")
+                })?,
+        ),
+    };
     page.content_type = Some(content_type.to_string())
         .filter(|c| !c.is_empty())
         .map(Into::into);
-    page.fetched_at = header_str(headers, "x-crawlsieve-fetched-at").map(|s| s.to_string().into());
+    page.fetched_at = match header_str(headers, "x-crawlsieve-fetched-at") {
+        None | Some("") => None,
+        Some(s) => {
+            if !is_rfc3339(s) {
+                return Err(format!(
+                    "X-Crawlsieve-Fetched-At: {s:?} is not an RFC 3339 time (2026-12-01T21:35:00Z)"
+                ));
+            }
+            Some(s.to_string().into())
+        }
+    };
     page.truncated = truncated;
     Ok(Input::Page(page))
 }

@@ -268,11 +268,13 @@ fn queue_sources(
                 path,
                 checkpoint,
                 poll_seconds,
+                settle_seconds,
             } => {
                 let warc_dir = sources::warc_dir::WarcDir {
                     dir: path,
                     checkpoint,
                     poll: Duration::from_secs(poll_seconds.max(1)),
+                    settle: Duration::from_secs(settle_seconds),
                 };
                 tasks.spawn(sources::warc_dir(run(SourceKind::WarcDir), warc_dir));
             }

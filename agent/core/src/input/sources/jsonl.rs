@@ -54,19 +54,25 @@ pub fn read_lines(
     emit: &mut Emit<'_>,
     stats: &mut SourceStats,
 ) -> anyhow::Result<()> {
+    // A line holds a page's HTML escaped as a JSON string: room for every
+    // byte escaped (`\u00XX`) would be 6×; twice the cap and a margin keeps
+    // ordinary pages whole and bounds what one line can make us hold.
+    let max_line = limits.max_page_bytes.saturating_mul(2) + (1 << 20);
     let mut line = Vec::new();
     let mut number = 0u64;
     loop {
         line.clear();
-        match r.read_until(b'\n', &mut line) {
-            Ok(0) => return Ok(()),
-            Ok(_) => {}
+        let (read, whole) = match read_line_capped(&mut r, &mut line, max_line) {
+            Ok(got) => got,
             Err(e) => {
                 stats
                     .failures
                     .push(format!("{name}: after line {number}: {e}"));
                 return Ok(());
             }
+        };
+        if read == 0 {
+            return Ok(());
         }
         number += 1;
         if line.iter().all(|b| b.is_ascii_whitespace()) {
@@ -76,13 +82,49 @@ pub fn read_lines(
             file: name.to_string(),
             line: number,
         };
-        let input = page_from_json(
-            &line,
-            origin,
-            limits.max_page_bytes,
-            &format!("JSONL page (line {number})"),
-        );
+        let input = if whole {
+            page_from_json(
+                &line,
+                origin,
+                limits.max_page_bytes,
+                &format!("JSONL page (line {number})"),
+            )
+        } else {
+            Input::Broken(Broken {
+                url: json_url(&line),
+                origin,
+                reason: format!("JSONL line {number} longer than {max_line} bytes"),
+            })
+        };
         emit(input)?;
+    }
+}
+
+/// Reads one line into `line`, keeping at most `max` bytes of it (the rest
+/// is read and dropped). Returns the bytes read and whether the line was
+/// kept whole.
+fn read_line_capped(
+    r: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(usize, bool)> {
+    let mut read = 0;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((read, line.len() <= max));
+        }
+        let (n, end) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let room = (max + 1).saturating_sub(line.len());
+        line.extend_from_slice(&buf[..n.min(room)]);
+        r.consume(n);
+        read += n;
+        if end {
+            return Ok((read, line.len() <= max));
+        }
     }
 }
 

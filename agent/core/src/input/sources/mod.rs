@@ -61,7 +61,7 @@ pub trait Source: Send {
     fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()>;
 }
 
-/// What kind of input a stream holds, from its first bytes.
+/// What kind of input a stream holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Warc,
@@ -69,39 +69,96 @@ pub enum Format {
     Html,
 }
 
-/// Opens an input by path (`-` is stdin), recognising the format by content.
+/// The format a file's name says (`.warc`, `.jsonl`, `.html`, each plain or
+/// `.gz`), or `None` when the name says nothing and the bytes must.
 ///
-/// A file that cannot be opened (it does not exist, or may not be read) is an
-/// error here: that is a mistake in the command, reported before any page is
-/// judged. A file that opens but whose first bytes cannot be read (a corrupt
-/// gzip stream, say) is the web's or the disk's doing: it becomes one
-/// `error` verdict, and the other inputs are judged.
-pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
-    let format = if path == "-" {
-        None
+/// The name comes first because the bytes can mislead: a JSONL file whose
+/// first line was cut, or a WARC file that is empty, would otherwise be
+/// taken as one HTML page and its real pages lost without a word.
+pub fn format_from_name(path: &str) -> Option<Format> {
+    let name = path.to_ascii_lowercase();
+    let base = name.strip_suffix(".gz").unwrap_or(&name);
+    if base.ends_with(".warc") {
+        Some(Format::Warc)
+    } else if [".jsonl", ".json", ".ndjson"]
+        .iter()
+        .any(|e| base.ends_with(e))
+    {
+        Some(Format::Jsonl)
+    } else if [".html", ".htm", ".xhtml", ".txt"]
+        .iter()
+        .any(|e| base.ends_with(e))
+    {
+        Some(Format::Html)
     } else {
-        let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-        match sniff(&mut BufReader::new(file)) {
-            Ok(format) => Some(format),
-            Err(e) => {
-                return Ok(Box::new(Unreadable {
-                    path: path.to_string(),
-                    reason: format!("unreadable input: {e}"),
-                }))
-            }
-        }
-    };
+        None
+    }
+}
+
+/// Opens an input by path (`-` is stdin). The format comes from the name
+/// (`format_from_name`), from the first bytes only when the name says nothing.
+///
+/// A path that does not exist is an error here: that is a mistake in the
+/// command, reported before any page is judged. Anything else that keeps a
+/// file from being read — permission denied, a directory that cannot be
+/// listed, a corrupt gzip stream — is the disk's or the web's doing: the
+/// file becomes one `error` verdict (its path, the OS error) and the other
+/// inputs are judged. An empty file is an input problem (named, failing
+/// `--fail-on-error`), not a page.
+pub fn open(path: &str, limits: &Limits) -> anyhow::Result<Box<dyn Source>> {
     let limits = limits.clone();
+    if path == "-" {
+        return Ok(Box::new(StdinSource { limits }));
+    }
+    let unreadable = |reason: String| -> anyhow::Result<Box<dyn Source>> {
+        Ok(Box::new(Unreadable {
+            path: path.to_string(),
+            reason,
+        }))
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        // A link whose target is gone is there, and unreadable.
+        Err(e)
+            if e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err() =>
+        {
+            anyhow::bail!("{path}: {e}")
+        }
+        Err(e) => return unreadable(format!("unreadable input: {e}")),
+    };
+    if meta.is_dir() {
+        // Only a directory that could not be listed gets here (`expand`).
+        let why = std::fs::read_dir(path)
+            .err()
+            .map_or_else(|| "not a file".to_string(), |e| e.to_string());
+        return unreadable(format!("unreadable directory: {why}"));
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => anyhow::bail!("{path}: {e}"),
+        Err(e) => return unreadable(format!("unreadable input: {e}")),
+    };
+    if meta.len() == 0 && meta.is_file() {
+        return Ok(Box::new(Empty {
+            path: path.to_string(),
+        }));
+    }
+    let format = match format_from_name(path) {
+        Some(f) => f,
+        None => match sniff(&mut BufReader::new(file)) {
+            Ok(format) => format,
+            Err(e) => return unreadable(format!("unreadable input: {e}")),
+        },
+    };
     Ok(match format {
-        None => Box::new(StdinSource { limits }),
-        Some(Format::Warc) => Box::new(warc::WarcSource::new(PathBuf::from(path), limits)),
-        Some(Format::Jsonl) => Box::new(jsonl::JsonlSource::new(PathBuf::from(path), limits)),
-        Some(Format::Html) => Box::new(html::HtmlFileSource::new(PathBuf::from(path), limits)),
+        Format::Warc => Box::new(warc::WarcSource::new(PathBuf::from(path), limits)),
+        Format::Jsonl => Box::new(jsonl::JsonlSource::new(PathBuf::from(path), limits)),
+        Format::Html => Box::new(html::HtmlFileSource::new(PathBuf::from(path), limits)),
     })
 }
 
-/// A file that opened but could not be read from its first bytes: one
-/// broken input, which is its `error` verdict.
+/// A file that could not be read from its first bytes: one broken input,
+/// which is its `error` verdict.
 struct Unreadable {
     path: String,
     reason: String,
@@ -114,12 +171,37 @@ impl Source for Unreadable {
 
     fn run(&mut self, emit: &mut Emit<'_>, _: &mut SourceStats) -> anyhow::Result<()> {
         emit(Input::Broken(crate::input::page::Broken {
-            url: None,
+            url: Some(file_url(&self.path)),
             origin: crate::input::page::Origin::File {
                 file: self.path.clone(),
             },
             reason: self.reason.clone(),
         }))
+    }
+}
+
+/// `file://` and the absolute path (not resolved: a link that cannot be
+/// followed still has a name).
+pub fn file_url(path: &str) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
+    url::Url::from_file_path(&abs)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| path.to_string())
+}
+
+/// A file of zero bytes: no page in it, which the summary names.
+struct Empty {
+    path: String,
+}
+
+impl Source for Empty {
+    fn name(&self) -> String {
+        self.path.clone()
+    }
+
+    fn run(&mut self, _: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()> {
+        stats.failures.push(format!("{}: empty file", self.path));
+        Ok(())
     }
 }
 
@@ -166,7 +248,7 @@ fn expand(inputs: &[String], text: bool) -> anyhow::Result<Vec<String>> {
         }
         let before = out.len();
         let mut files = Vec::new();
-        walk_dir(path, text, &mut files).map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+        walk_dir(path, text, &mut files);
         files.sort();
         out.extend(files.into_iter().map(|p| p.to_string_lossy().into_owned()));
         anyhow::ensure!(
@@ -178,23 +260,45 @@ fn expand(inputs: &[String], text: bool) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-fn walk_dir(dir: &Path, text: bool, out: &mut Vec<PathBuf>) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
+/// The files below `dir` that `walked_name` accepts. A directory or entry
+/// that cannot be read is taken as an input all the same: `open` makes it an
+/// `error` verdict naming the OS error, so it is accounted for and the walk
+/// goes on.
+fn walk_dir(dir: &Path, text: bool, out: &mut Vec<PathBuf>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(_) => return out.push(dir.to_path_buf()),
+    };
+    for entry in entries {
+        let Ok(entry) = entry else {
+            out.push(dir.to_path_buf());
+            continue;
+        };
         let name = entry.file_name();
         let name = name.to_string_lossy();
         // file_type does not follow links: a link to a directory is not walked
         // (no cycles), a link to a file is read like a file.
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            if !name.starts_with('.') {
-                walk_dir(&entry.path(), text, out)?;
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                if !name.starts_with('.') {
+                    walk_dir(&entry.path(), text, out);
+                }
             }
-        } else if walked_name(&name, text) && entry.path().is_file() {
-            out.push(entry.path());
+            // Files, links to files, and links that cannot be followed (gone,
+            // a loop: `open` says which); not directories, pipes or devices.
+            Ok(_) if walked_name(&name, text) && walked_file(&entry.path()) => {
+                out.push(entry.path())
+            }
+            Ok(_) => {}
+            Err(_) if walked_name(&name, text) => out.push(entry.path()),
+            Err(_) => {}
         }
     }
-    Ok(())
+}
+
+/// A regular file, or a link that cannot be followed.
+fn walked_file(path: &Path) -> bool {
+    std::fs::metadata(path).map_or(true, |m| m.is_file())
 }
 
 /// Recognises WARC (`WARC/`), JSONL (`{`) or HTML (anything else), looking

@@ -1,11 +1,13 @@
 //! WARC and WARC.gz files.
 //!
-//! A small reader of our own rather than the `warc` crate, for three things
-//! a crawl operator needs and that crate does not give: the byte offset of
-//! every record (a verdict points back to its bytes), a size cap that never
-//! holds more than the cap in memory, and recovery — after a corrupt gzip
-//! member or a malformed record the reader resynchronises on the next member
-//! or record instead of giving up on the file.
+//! A small reader of our own rather than the `warc` crate, for what a crawl
+//! operator needs and that crate does not give: the byte offset of every
+//! record (a verdict points back to its bytes), a size cap that never holds
+//! more than the cap in memory, recovery — after a corrupt gzip member or a
+//! malformed record the reader resynchronises on the next member or record
+//! instead of giving up on the file — and reading on: a file a crawler is
+//! still writing is read as far as it holds whole records, and read on from
+//! there when it grows (`read_on`).
 //!
 //! Pages are `response` records whose HTTP payload has an HTML content type;
 //! other records are counted and skipped. `WARC-Target-URI` values wrapped in
@@ -13,22 +15,19 @@
 //! gzip/deflate content encoding of the payload are undone.
 
 mod http;
+mod records;
 mod resync;
 
 pub use http::http_page;
+use records::{read_records, ReadError};
 pub use resync::Counting;
 use resync::{skip_to_gzip_header, skip_to_warc_line};
 
-use super::{read_capped, Emit, Limits, Source, SourceStats};
-use crate::input::page::{Broken, Input, Origin};
+use super::{Emit, Limits, Source, SourceStats};
+use crate::input::page::{Input, Origin};
 use flate2::bufread::GzDecoder;
-use std::io::{self, BufRead, BufReader, Read};
-use std::path::PathBuf;
-
-/// Largest WARC header block we accept.
-const MAX_HEADER_BYTES: usize = 256 * 1024;
-/// Room for the HTTP status line and headers on top of the page size cap.
-const HTTP_HEADER_ALLOWANCE: usize = 256 * 1024;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 pub struct WarcSource {
     path: PathBuf,
@@ -49,14 +48,51 @@ impl Source for WarcSource {
     fn run(&mut self, emit: &mut Emit<'_>, stats: &mut SourceStats) -> anyhow::Result<()> {
         let name = self.path.display().to_string();
         let file = std::fs::File::open(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let before = records_seen(stats);
+        let mut inputs = 0u64;
+        let mut counted = |input: Input| {
+            inputs += 1;
+            emit(input)
+        };
         read(
             BufReader::with_capacity(1 << 16, file),
             &name,
             &self.limits,
-            emit,
+            &mut counted,
             stats,
-        )
+        )?;
+        // A file named WARC with no record in it (empty, or other bytes that
+        // named no failure) is an input problem, never a silent nothing.
+        if inputs == 0 && records_seen(stats) == before {
+            stats.failures.push(format!("{name}: no WARC record in it"));
+        }
+        Ok(())
     }
+}
+
+/// Records skipped and failures so far: whether a read found anything.
+fn records_seen(stats: &SourceStats) -> (u64, usize) {
+    (stats.skipped.values().sum(), stats.failures.len())
+}
+
+/// Where a WARC file is read on from: the byte offset of a record (of its
+/// gzip member in a `.warc.gz`), and how many inputs read from there were
+/// handled already (more than 0 only inside a gzip member that holds
+/// several records: a file that is one member, say).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Resume {
+    pub offset: u64,
+    pub skip: u64,
+}
+
+/// How a read ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// At the end of a whole record: the file holds nothing more, for now.
+    Whole,
+    /// Inside a record (one being written, or cut short): the returned
+    /// `Resume` is its start.
+    CutOff,
 }
 
 /// Reads a WARC stream, plain or gzip (one member per record, or one for
@@ -69,51 +105,207 @@ pub fn read(
     stats: &mut SourceStats,
 ) -> anyhow::Result<()> {
     let mut raw = Counting::new(r);
-    let gz = raw.fill_buf()?.starts_with(&[0x1f, 0x8b]);
-    if !gz {
-        let result = read_stream(&mut raw, name, limits, emit, stats);
-        stats.bytes += raw.pos;
-        return result;
-    }
-    // One gzip member per record is the WARC convention: the member's
-    // compressed offset is the record's address. A corrupt member is
-    // reported, and reading resumes at the next gzip header.
-    loop {
-        if raw.fill_buf()?.is_empty() {
-            break;
-        }
-        let member = raw.pos;
-        let mut records =
-            Counting::new(BufReader::with_capacity(1 << 16, GzDecoder::new(&mut raw)));
-        let result = read_records(&mut records, limits, emit, stats, |_| Origin::Warc {
-            file: name.to_string(),
-            offset: member,
-            record_id: None,
-        });
-        drop(records);
-        match result {
-            Ok(()) => {}
-            Err(ReadError::Consumer(e)) => return Err(e),
-            Err(ReadError::Input(why)) => {
-                stats
-                    .failures
-                    .push(format!("{name}: gzip member at byte {member}: {why}"));
-                stats.skip("corrupt_record");
-                if raw.pos <= member {
-                    raw.consume_n(1)?;
-                }
-                if !skip_to_gzip_header(&mut raw)? {
-                    break;
-                }
-            }
-        }
-    }
+    let mut found = |input: Input, _: Resume| emit(input);
+    read_from(
+        &mut raw,
+        name,
+        Resume::default(),
+        false,
+        limits,
+        &mut found,
+        stats,
+    )?;
     stats.bytes += raw.pos;
     Ok(())
 }
 
+/// Reads the WARC file at `path` on from `at`, handing each input on with
+/// the `Resume` that follows it (save it once the input is done, and a later
+/// read starts after it, never twice). With `tail`, a record the file ends
+/// inside is not an error: the read stops before it and says `CutOff`, for a
+/// file still being written; without, it is read as broken, as `read` does.
+pub fn read_on(
+    path: &Path,
+    at: Resume,
+    tail: bool,
+    limits: &Limits,
+    emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<(Resume, End)> {
+    let name = path.display().to_string();
+    let mut file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    file.seek(SeekFrom::Start(at.offset))?;
+    let mut raw = Counting::new(BufReader::with_capacity(1 << 16, file));
+    raw.pos = at.offset;
+    let ended = read_from(&mut raw, &name, at, tail, limits, emit, stats)?;
+    stats.bytes += raw.pos - at.offset;
+    Ok(ended)
+}
+
+fn read_from<R: BufRead>(
+    raw: &mut Counting<R>,
+    name: &str,
+    at: Resume,
+    tail: bool,
+    limits: &Limits,
+    emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<(Resume, End)> {
+    if raw.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        read_members(raw, name, at, tail, limits, emit, stats)
+    } else {
+        read_plain(raw, name, at, tail, limits, emit, stats)
+    }
+}
+
+/// One gzip member per record is the WARC convention: the member's
+/// compressed offset is the record's address. A corrupt member is reported,
+/// and reading resumes at the next gzip header.
+fn read_members<R: BufRead>(
+    raw: &mut Counting<R>,
+    name: &str,
+    at: Resume,
+    tail: bool,
+    limits: &Limits,
+    emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<(Resume, End)> {
+    let mut skip = at.skip;
+    loop {
+        if raw.fill_buf()?.is_empty() {
+            return Ok((
+                Resume {
+                    offset: raw.pos,
+                    skip: 0,
+                },
+                End::Whole,
+            ));
+        }
+        let member = raw.pos;
+        // Inputs of this member handed on (or skipped as handled before).
+        let mut done = 0u64;
+        let result = {
+            let mut found = |input: Input, _: u64| {
+                done += 1;
+                if skip > 0 {
+                    skip -= 1;
+                    return Ok(());
+                }
+                emit(
+                    input,
+                    Resume {
+                        offset: member,
+                        skip: done,
+                    },
+                )
+            };
+            let mut records =
+                Counting::new(BufReader::with_capacity(1 << 16, GzDecoder::new(&mut *raw)));
+            let origin = |_| Origin::Warc {
+                file: name.to_string(),
+                offset: member,
+                record_id: None,
+            };
+            read_records(&mut records, limits, &mut found, stats, origin, tail)
+        };
+        let why = match result {
+            Ok(()) => continue,
+            Err(ReadError::Consumer(e)) => return Err(e),
+            Err(ReadError::Cut(_)) if tail => return Ok((cut_at(member, done), End::CutOff)),
+            Err(ReadError::Cut(_)) => "record cut off at the end of the member".to_string(),
+            Err(ReadError::Input(why)) => {
+                if tail && raw.fill_buf()?.is_empty() {
+                    // The member the file ends in is not whole yet.
+                    return Ok((cut_at(member, done), End::CutOff));
+                }
+                why
+            }
+        };
+        stats
+            .failures
+            .push(format!("{name}: gzip member at byte {member}: {why}"));
+        stats.skip("corrupt_record");
+        if raw.pos <= member {
+            raw.consume_n(1)?;
+        }
+        if !skip_to_gzip_header(raw)? {
+            return Ok((
+                Resume {
+                    offset: raw.pos,
+                    skip: 0,
+                },
+                End::Whole,
+            ));
+        }
+    }
+}
+
+fn cut_at(offset: u64, skip: u64) -> Resume {
+    Resume { offset, skip }
+}
+
 /// Reads the records of an uncompressed WARC stream (offsets are stream
 /// positions); resynchronises on the next `WARC/` line after a bad record.
+fn read_plain<R: BufRead>(
+    r: &mut Counting<R>,
+    name: &str,
+    at: Resume,
+    tail: bool,
+    limits: &Limits,
+    emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<(Resume, End)> {
+    let mut seen = 0u64;
+    loop {
+        let mut found = |input: Input, after: u64| {
+            seen += 1;
+            if seen <= at.skip {
+                return Ok(());
+            }
+            emit(
+                input,
+                Resume {
+                    offset: after,
+                    skip: 0,
+                },
+            )
+        };
+        let origin = |offset| Origin::Warc {
+            file: name.to_string(),
+            offset,
+            record_id: None,
+        };
+        let why = match read_records(r, limits, &mut found, stats, origin, tail) {
+            Ok(()) => {
+                let end = Resume {
+                    offset: r.pos,
+                    skip: 0,
+                };
+                return Ok((end, End::Whole));
+            }
+            Err(ReadError::Consumer(e)) => return Err(e),
+            Err(ReadError::Cut(offset)) if tail => {
+                return Ok((Resume { offset, skip: 0 }, End::CutOff))
+            }
+            Err(ReadError::Cut(offset)) => format!("record at byte {offset} cut off"),
+            Err(ReadError::Input(why)) => why,
+        };
+        stats
+            .failures
+            .push(format!("{name}: near byte {}: {why}", r.pos));
+        stats.skip("corrupt_record");
+        if !skip_to_warc_line(r)? {
+            let end = Resume {
+                offset: r.pos,
+                skip: 0,
+            };
+            return Ok((end, End::Whole));
+        }
+    }
+}
+
+/// Reads the records of an uncompressed WARC stream (stdin, after its
+/// gzip is undone).
 pub fn read_stream(
     r: impl BufRead,
     name: &str,
@@ -122,198 +314,24 @@ pub fn read_stream(
     stats: &mut SourceStats,
 ) -> anyhow::Result<()> {
     let mut r = Counting::new(r);
-    loop {
-        let result = read_records(&mut r, limits, emit, stats, |offset| Origin::Warc {
-            file: name.to_string(),
-            offset,
-            record_id: None,
-        });
-        match result {
-            Ok(()) => return Ok(()),
-            Err(ReadError::Consumer(e)) => return Err(e),
-            Err(ReadError::Input(why)) => {
-                stats
-                    .failures
-                    .push(format!("{name}: near byte {}: {why}", r.pos));
-                stats.skip("corrupt_record");
-                if !skip_to_warc_line(&mut r)? {
-                    return Ok(());
-                }
-            }
-        }
-    }
-}
-
-enum ReadError {
-    /// The input is broken here.
-    Input(String),
-    /// Whoever takes the pages has stopped.
-    Consumer(anyhow::Error),
-}
-
-impl From<io::Error> for ReadError {
-    fn from(e: io::Error) -> Self {
-        ReadError::Input(e.to_string())
-    }
-}
-
-/// Reads records until the end of `r`. `origin(offset)` gives the origin of a
-/// record that starts at `offset` in `r`.
-fn read_records<R: BufRead>(
-    r: &mut Counting<R>,
-    limits: &Limits,
-    emit: &mut Emit<'_>,
-    stats: &mut SourceStats,
-    origin: impl Fn(u64) -> Origin,
-) -> Result<(), ReadError> {
-    loop {
-        // Blank lines between records.
-        loop {
-            let buf = r.fill_buf()?;
-            match buf.first() {
-                None => return Ok(()),
-                Some(b'\r') | Some(b'\n') => r.consume_n(1)?,
-                Some(_) => break,
-            }
-        }
-        let offset = r.pos;
-        let header = read_header(r)?;
-        let length = header
-            .get("content-length")
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .ok_or_else(|| ReadError::Input("WARC record without a valid Content-Length".into()))?;
-        let mut origin = origin(offset);
-        if let Origin::Warc { record_id, .. } = &mut origin {
-            *record_id = header.get("warc-record-id").map(|s| s.to_string());
-        }
-        let record_type = header.get("warc-type").unwrap_or("").to_ascii_lowercase();
-        let mut block = r.take(length);
-        if record_type != "response" {
-            io::copy(&mut block, &mut io::sink())?;
-            check_complete(&block, length)?;
-            stats.skip(format!(
-                "warc_{}",
-                if record_type.is_empty() {
-                    "untyped"
-                } else {
-                    &record_type
-                }
-            ));
-            continue;
-        }
-        let url = header
-            .get("warc-target-uri")
-            .map(|u| {
-                u.trim()
-                    .trim_start_matches('<')
-                    .trim_end_matches('>')
-                    .to_string()
-            })
-            .unwrap_or_default();
-        let fetched_at = header.get("warc-date").map(|s| s.to_string());
-        let (bytes, cut) = read_capped(&mut block, limits.max_page_bytes + HTTP_HEADER_ALLOWANCE)?;
-        if cut {
-            io::copy(&mut block, &mut io::sink())?;
-        }
-        if let Err(e) = check_complete(&block, length) {
-            // The record was cut off: judge nothing, but say so for this URL.
-            emit(Input::Broken(Broken {
-                url: Some(url),
-                origin,
-                reason: "WARC record cut off before its Content-Length".into(),
-            }))
-            .map_err(ReadError::Consumer)?;
-            return Err(e);
-        }
-        match http_page(&bytes, cut, limits) {
-            Ok(Some(mut page)) => {
-                page.url = url.into();
-                page.fetched_at = fetched_at.map(Into::into);
-                page.origin = origin;
-                emit(Input::Page(page)).map_err(ReadError::Consumer)?;
-            }
-            Ok(None) => stats.skip("not_html"),
-            Err(reason) => emit(Input::Broken(Broken {
-                url: Some(url),
-                origin,
-                reason,
-            }))
-            .map_err(ReadError::Consumer)?,
-        }
-    }
-}
-
-fn check_complete<R>(block: &io::Take<R>, _length: u64) -> Result<(), ReadError> {
-    if block.limit() > 0 {
-        return Err(ReadError::Input(format!(
-            "record cut off: {} bytes of its block missing",
-            block.limit()
-        )));
-    }
+    let mut found = |input: Input, _: Resume| emit(input);
+    read_plain(
+        &mut r,
+        name,
+        Resume::default(),
+        false,
+        limits,
+        &mut found,
+        stats,
+    )?;
     Ok(())
-}
-
-/// WARC named fields, lower-cased names.
-struct Header(Vec<(String, String)>);
-
-impl Header {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-fn read_header(r: &mut impl BufRead) -> Result<Header, ReadError> {
-    let mut line = Vec::new();
-    let mut total = 0;
-    let mut fields: Vec<(String, String)> = Vec::new();
-    let mut first = true;
-    loop {
-        line.clear();
-        let n = r
-            .take(MAX_HEADER_BYTES as u64)
-            .read_until(b'\n', &mut line)?;
-        total += n;
-        if n == 0 {
-            return Err(ReadError::Input("WARC header cut off".into()));
-        }
-        if total > MAX_HEADER_BYTES {
-            return Err(ReadError::Input("WARC header too large".into()));
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\r', '\n']);
-        if first {
-            if !text.starts_with("WARC/") {
-                return Err(ReadError::Input(format!(
-                    "expected a WARC version line, found {:?}",
-                    text.chars().take(40).collect::<String>()
-                )));
-            }
-            first = false;
-            continue;
-        }
-        if text.is_empty() {
-            return Ok(Header(fields));
-        }
-        if text.starts_with([' ', '\t']) {
-            if let Some((_, v)) = fields.last_mut() {
-                v.push(' ');
-                v.push_str(text.trim());
-            }
-            continue;
-        }
-        if let Some((k, v)) = text.split_once(':') {
-            fields.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::resync::skip_to;
     use super::*;
+    use std::io::BufReader;
 
     fn limits() -> Limits {
         Limits {
@@ -365,5 +383,162 @@ mod tests {
         assert_eq!(r.pos, 34);
         let mut r = Counting::new(BufReader::with_capacity(4, &b"no pattern here"[..]));
         assert!(!skip_to(&mut r, b"WARC/").unwrap());
+    }
+
+    fn record(i: usize) -> Vec<u8> {
+        let body = format!(
+            "<html><body><p>page {i} {}</p></body></html>",
+            "text ".repeat(i % 7 * 40)
+        );
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+        let mut r = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{i}>\r\nWARC-Target-URI: http://example.com/{i}\r\nContent-Length: {}\r\n\r\n",
+            http.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(http.as_bytes());
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// A file that grows a few bytes at a time, read on after every step as
+    /// a `warc_dir` source does: each record comes out exactly once, at the
+    /// offset a whole read gives it, and nothing is an error.
+    fn grows(whole: &[u8], step: usize, records: usize) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("growing.warc");
+        let mut at = Resume::default();
+        let mut seen: Vec<(String, Origin)> = Vec::new();
+        let mut stats = SourceStats::default();
+        let mut written = 0;
+        let mut round = 0;
+        while written < whole.len() {
+            written = (written + step).min(whole.len());
+            round += 1;
+            std::fs::write(&path, &whole[..written]).unwrap();
+            let mut token = None;
+            let mut emit = |input: Input, after: Resume| {
+                match input {
+                    Input::Page(p) => seen.push((p.url.to_string(), p.origin)),
+                    Input::Broken(b) => panic!("broken at {written}: {}", b.reason),
+                }
+                token = Some(after);
+                Ok(())
+            };
+            let (end_at, _) = read_on(&path, at, true, &limits(), &mut emit, &mut stats).unwrap();
+            // Every other round, go on from the last input's token, as after a
+            // crash before the end of the read was saved.
+            at = match token {
+                Some(t) if round % 2 == 0 => t,
+                _ => end_at,
+            };
+        }
+        if at.offset < whole.len() as u64 {
+            let (end_at, _) = read_on(
+                &path,
+                at,
+                true,
+                &limits(),
+                &mut |_, _| panic!("read twice"),
+                &mut stats,
+            )
+            .unwrap();
+            at = end_at;
+        }
+        assert!(stats.failures.is_empty(), "{:?}", stats.failures);
+        let urls: Vec<String> = seen.iter().map(|(u, _)| u.clone()).collect();
+        let expected: Vec<String> = (0..records)
+            .map(|i| format!("http://example.com/{i}"))
+            .collect();
+        assert_eq!(urls, expected, "step {step}");
+        assert_eq!(at.offset, whole.len() as u64);
+        // The offsets are those of one whole read.
+        let mut whole_read = Vec::new();
+        let mut emit = |input: Input| {
+            if let Input::Page(p) = input {
+                whole_read.push(p.origin);
+            }
+            Ok(())
+        };
+        read(
+            whole,
+            "growing.warc",
+            &limits(),
+            &mut emit,
+            &mut SourceStats::default(),
+        )
+        .unwrap();
+        let offsets = |o: &Origin| match o {
+            Origin::Warc { offset, .. } => *offset,
+            _ => u64::MAX,
+        };
+        assert_eq!(
+            seen.iter().map(|(_, o)| offsets(o)).collect::<Vec<_>>(),
+            whole_read.iter().map(offsets).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_growing_file_is_read_on_every_record_once() {
+        let n = 12;
+        let plain: Vec<u8> = (0..n).flat_map(record).collect();
+        let members: Vec<u8> = (0..n).flat_map(|i| gzip(&record(i))).collect();
+        // Two records to a member, and one member for the whole file.
+        let pairs: Vec<u8> = (0..n / 2)
+            .flat_map(|i| gzip(&[record(2 * i), record(2 * i + 1)].concat()))
+            .collect();
+        let one = gzip(&plain);
+        for step in [1, 7, 61, 500, 4096] {
+            grows(&plain, step, n);
+            grows(&members, step, n);
+            grows(&pairs, step, n);
+            if step >= 61 {
+                grows(&one, step, n);
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_cut_off_for_good_is_broken_on_the_last_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.warc.gz");
+        let mut file: Vec<u8> = (0..3).flat_map(|i| gzip(&record(i))).collect();
+        let last = gzip(&record(3));
+        file.extend_from_slice(&last[..last.len() / 2]);
+        std::fs::write(&path, &file).unwrap();
+        let urls = std::cell::RefCell::new(Vec::new());
+        let mut stats = SourceStats::default();
+        let mut emit = |input: Input, _: Resume| {
+            urls.borrow_mut().push(match input {
+                Input::Page(p) => p.url.to_string(),
+                Input::Broken(b) => format!("broken: {}", b.reason),
+            });
+            Ok(())
+        };
+        let (at, end) = read_on(
+            &path,
+            Resume::default(),
+            true,
+            &limits(),
+            &mut emit,
+            &mut stats,
+        )
+        .unwrap();
+        assert_eq!(end, End::CutOff);
+        assert_eq!(urls.borrow().len(), 3);
+        assert!(stats.failures.is_empty());
+        // The writer never comes back: the last read takes the rest as broken.
+        let (end_at, end) = read_on(&path, at, false, &limits(), &mut emit, &mut stats).unwrap();
+        assert_eq!(end, End::Whole);
+        assert_eq!(end_at.offset, file.len() as u64);
+        assert_eq!(urls.borrow().len(), 3, "{urls:?}");
+        assert_eq!(stats.failures.len(), 1, "{:?}", stats.failures);
     }
 }

@@ -46,7 +46,13 @@ pub(super) fn skip_to_gzip_header<R: BufRead>(r: &mut Counting<R>) -> io::Result
 }
 
 /// Advances to the next line that starts a WARC record; false at the end.
+/// The reader stands past the start of the broken record (at least its
+/// first line was read), often right at the next record (a header whose
+/// fields were wrong, a block of length 0): that one is taken.
 pub(super) fn skip_to_warc_line<R: BufRead>(r: &mut Counting<R>) -> io::Result<bool> {
+    if r.fill_buf()?.starts_with(b"WARC/") {
+        return Ok(true);
+    }
     let found = skip_to(r, b"\nWARC/")?;
     if found {
         r.consume(1);

@@ -1,0 +1,206 @@
+//! The records of a WARC stream: header, block, and what each record yields
+//! (a page, a broken page, a skip). Offsets are those of the `Counting`
+//! reader the records are read from.
+
+use super::super::{read_capped, Limits, SourceStats};
+use super::http::http_page;
+use super::resync::Counting;
+use crate::input::page::{Broken, Input, Origin};
+use std::io::{self, BufRead, Read};
+
+/// Largest WARC header block we accept.
+const MAX_HEADER_BYTES: usize = 256 * 1024;
+/// Room for the HTTP status line and headers on top of the page size cap.
+const HTTP_HEADER_ALLOWANCE: usize = 256 * 1024;
+
+/// What a record reader hands on: an input, and the reader's position
+/// after the record that yielded it.
+pub(super) type Found<'a> = dyn FnMut(Input, u64) -> anyhow::Result<()> + 'a;
+
+pub(super) enum ReadError {
+    /// The input is broken here.
+    Input(String),
+    /// The stream ends inside the record that starts at this offset: a file
+    /// still being written, or one cut short.
+    Cut(u64),
+    /// Whoever takes the pages has stopped.
+    Consumer(anyhow::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Input(e.to_string())
+    }
+}
+
+/// Reads records until the end of `r`. `origin(offset)` gives the origin of a
+/// record that starts at `offset` in `r`.
+pub(super) fn read_records<R: BufRead>(
+    r: &mut Counting<R>,
+    limits: &Limits,
+    emit: &mut Found<'_>,
+    stats: &mut SourceStats,
+    origin: impl Fn(u64) -> Origin,
+    cut_is_tail: bool,
+) -> Result<(), ReadError> {
+    loop {
+        // Blank lines between records.
+        loop {
+            let buf = r.fill_buf()?;
+            match buf.first() {
+                None => return Ok(()),
+                Some(b'\r') | Some(b'\n') => r.consume_n(1)?,
+                Some(_) => break,
+            }
+        }
+        let offset = r.pos;
+        let header = match read_header(r) {
+            Err(ReadError::Cut(_)) => return Err(ReadError::Cut(offset)),
+            other => other?,
+        };
+        let length = header
+            .get("content-length")
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .ok_or_else(|| ReadError::Input("WARC record without a valid Content-Length".into()))?;
+        let mut origin = origin(offset);
+        if let Origin::Warc { record_id, .. } = &mut origin {
+            *record_id = header.get("warc-record-id").map(|s| s.to_string());
+        }
+        let record_type = header.get("warc-type").unwrap_or("").to_ascii_lowercase();
+        let mut block = r.take(length);
+        if record_type != "response" {
+            io::copy(&mut block, &mut io::sink())?;
+            if block.limit() > 0 && cut_is_tail {
+                return Err(ReadError::Cut(offset));
+            }
+            check_complete(&block, length)?;
+            stats.skip(format!(
+                "warc_{}",
+                if record_type.is_empty() {
+                    "untyped"
+                } else {
+                    &record_type
+                }
+            ));
+            continue;
+        }
+        let url = header
+            .get("warc-target-uri")
+            .map(|u| {
+                u.trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let fetched_at = header.get("warc-date").map(|s| s.to_string());
+        let (bytes, cut) = read_capped(&mut block, limits.max_page_bytes + HTTP_HEADER_ALLOWANCE)?;
+        if cut {
+            io::copy(&mut block, &mut io::sink())?;
+        }
+        if block.limit() > 0 && cut_is_tail {
+            return Err(ReadError::Cut(offset));
+        }
+        if let Err(e) = check_complete(&block, length) {
+            // The record was cut off: judge nothing, but say so for this URL.
+            emit(
+                Input::Broken(Broken {
+                    url: Some(url),
+                    origin,
+                    reason: "WARC record cut off before its Content-Length".into(),
+                }),
+                r.pos,
+            )
+            .map_err(ReadError::Consumer)?;
+            return Err(e);
+        }
+        match http_page(&bytes, cut, limits) {
+            Ok(Some(mut page)) => {
+                page.url = url.into();
+                page.fetched_at = fetched_at.map(Into::into);
+                page.origin = origin;
+                emit(Input::Page(page), r.pos).map_err(ReadError::Consumer)?;
+            }
+            Ok(None) => stats.skip("not_html"),
+            Err(reason) => emit(
+                Input::Broken(Broken {
+                    url: Some(url),
+                    origin,
+                    reason,
+                }),
+                r.pos,
+            )
+            .map_err(ReadError::Consumer)?,
+        }
+    }
+}
+
+fn check_complete<R>(block: &io::Take<R>, _length: u64) -> Result<(), ReadError> {
+    if block.limit() > 0 {
+        return Err(ReadError::Input(format!(
+            "record cut off: {} bytes of its block missing",
+            block.limit()
+        )));
+    }
+    Ok(())
+}
+
+/// WARC named fields, lower-cased names.
+struct Header(Vec<(String, String)>);
+
+impl Header {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn read_header(r: &mut impl BufRead) -> Result<Header, ReadError> {
+    let mut line = Vec::new();
+    let mut total = 0;
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut first = true;
+    loop {
+        line.clear();
+        let n = r
+            .take(MAX_HEADER_BYTES as u64)
+            .read_until(b'\n', &mut line)?;
+        total += n;
+        if n == 0
+            || (line.last() != Some(&b'\n') && total <= MAX_HEADER_BYTES && n < MAX_HEADER_BYTES)
+        {
+            // The stream ends inside the header (a line without its end).
+            return Err(ReadError::Cut(0));
+        }
+        if total > MAX_HEADER_BYTES {
+            return Err(ReadError::Input("WARC header too large".into()));
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if first {
+            if !text.starts_with("WARC/") {
+                return Err(ReadError::Input(format!(
+                    "expected a WARC version line, found {:?}",
+                    text.chars().take(40).collect::<String>()
+                )));
+            }
+            first = false;
+            continue;
+        }
+        if text.is_empty() {
+            return Ok(Header(fields));
+        }
+        if text.starts_with([' ', '\t']) {
+            if let Some((_, v)) = fields.last_mut() {
+                v.push(' ');
+                v.push_str(text.trim());
+            }
+            continue;
+        }
+        if let Some((k, v)) = text.split_once(':') {
+            fields.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+}
