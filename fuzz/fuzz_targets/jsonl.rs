@@ -8,6 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let limits = Limits {
         max_page_bytes: 1 << 20,
         html_content_types: vec!["text/html".into()],
+        resource_records: true,
     };
     let mut stats = SourceStats::default();
     let mut inputs = 0u64;

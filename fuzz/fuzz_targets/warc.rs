@@ -9,6 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let limits = Limits {
         max_page_bytes: 1 << 20,
         html_content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
+        resource_records: true,
     };
     let mut stats = SourceStats::default();
     let mut pages = 0u64;

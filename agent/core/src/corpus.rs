@@ -107,6 +107,8 @@ pub fn walk<T: Send>(
                                 .send(Document::Page(page))
                                 .map_err(|_| anyhow::anyhow!("stopped"))?,
                             Input::Broken(_) => unreadable += 1,
+                            // No content of its own: its capture's is the document.
+                            Input::Revisit(_) => documents -= 1,
                         }
                         Ok(())
                     },

@@ -45,6 +45,7 @@ pub mod output;
 pub mod pipeline;
 pub mod quilts;
 pub mod report;
+pub mod revisits;
 pub mod scan;
 pub mod settings;
 pub mod settings_keys;

@@ -38,13 +38,28 @@ pub fn run(
     let started = Instant::now();
     let (page_tx, page_rx) = bounded::<Job>(workers * 8);
     let (verdict_tx, verdict_rx) = bounded::<(u64, Verdict)>(workers * 8);
+    // Revisit records take the verdicts of the captures they repeat: those
+    // of earlier runs' verdict files, and those this run writes before them.
+    let input = &pipeline.settings().input;
+    let mut captures = crate::revisits::Captures::new(input.revisit_memory);
+    for path in &input.revisit_verdicts {
+        captures
+            .read_verdicts(path)
+            .map_err(|e| anyhow::anyhow!("input.revisit_verdicts: {e}"))?;
+    }
     let reader = read(sources, page_tx, pipeline.labels().clone())?;
     let handles = (0..workers)
         .map(|i| judge(i, &pipeline, page_rx.clone(), verdict_tx.clone()))
         .collect::<std::io::Result<Vec<_>>>()?;
     drop(page_rx);
     drop(verdict_tx);
-    let (mut summary, sink_error) = write(&verdict_rx, sink, tracker.as_deref_mut(), progress);
+    let (mut summary, sink_error) = write(
+        &verdict_rx,
+        sink,
+        tracker.as_deref_mut(),
+        &mut captures,
+        progress,
+    );
     // On a sink error, dropping the receiver stops the workers, then the reader.
     drop(verdict_rx);
     for h in handles {
@@ -135,6 +150,7 @@ fn write(
     verdict_rx: &Receiver<(u64, Verdict)>,
     sink: &mut dyn Sink,
     mut tracker: Option<&mut Tracker>,
+    captures: &mut crate::revisits::Captures,
     progress: &mut Progress<'_>,
 ) -> (Summary, Option<anyhow::Error>) {
     let mut summary = Summary::default();
@@ -142,8 +158,13 @@ fn write(
     let mut waiting: BTreeMap<u64, Verdict> = BTreeMap::new();
     for (seq, verdict) in verdict_rx.iter() {
         waiting.insert(seq, verdict);
-        while let Some(v) = waiting.remove(&next) {
+        while let Some(mut v) = waiting.remove(&next) {
             next += 1;
+            if v.revisit_of.is_some() {
+                captures.resolve(&mut v);
+            } else {
+                captures.remember(&v);
+            }
             summary.count(&v);
             let sent = sink.send(&v).and_then(|_| match tracker.as_deref_mut() {
                 Some(t) => t.observe(&v)?.iter().try_for_each(|f| sink.send_flag(f)),

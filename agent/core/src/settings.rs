@@ -56,7 +56,12 @@ pub const SITES: &str = include_str!(concat!(
 /// Keys whose value is a list: a string given for one (from the environment
 /// or `--set`) is split at commas, so `--set language.allow=eng,deu` and
 /// `CRAWLSIEVE_LANGUAGE__ALLOW=eng,deu` both work.
-pub const LIST_KEYS: &[&str] = &["language.allow", "labels.files", "input.html_content_types"];
+pub const LIST_KEYS: &[&str] = &[
+    "language.allow",
+    "labels.files",
+    "input.html_content_types",
+    "input.revisit_verdicts",
+];
 
 /// More judging threads than this is a mistake (each costs a stack and its
 /// share of the queue; past the cores they only wait).

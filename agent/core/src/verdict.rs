@@ -1,10 +1,10 @@
 //! The verdict: one per page, the only thing sinks see. Schema in docs/verdicts.md.
 
 use crate::input::page::Origin;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the agent says about a page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Substantive text, not copied from a labeled set.
@@ -31,7 +31,7 @@ impl Kind {
 }
 
 /// Why: the filter that dropped a page, why it was flagged, or a note.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     // Filters, in the order they run (DSpin §V-B).
@@ -58,6 +58,12 @@ pub enum Reason {
     /// The sets carry immutables, but the page's language has no mutables
     /// dictionary (or is unknown): spun copies of it are not looked for.
     SpunUnchecked,
+    /// A WARC revisit record: its verdict is that of the capture it repeats
+    /// (`revisit_of`), judged earlier in the run or read from a verdict file.
+    Revisit,
+    /// A revisit record whose capture's verdict is not known (not in this
+    /// run, nor in the verdict files given): an `error`, naming the capture.
+    RevisitUnresolved,
     // Errors.
     BrokenInput,
     BinaryBody,
@@ -86,6 +92,8 @@ impl Reason {
             Reason::DecodeErrors => "decode_errors",
             Reason::LabeledOrigin => "labeled_origin",
             Reason::SpunUnchecked => "spun_unchecked",
+            Reason::Revisit => "revisit",
+            Reason::RevisitUnresolved => "revisit_unresolved",
             Reason::BrokenInput => "broken_input",
             Reason::BinaryBody => "binary_body",
             Reason::ParseError => "parse_error",
@@ -215,6 +223,10 @@ pub struct Verdict {
     /// `output.style_fp` is on): 128 `u32`, little-endian, URL-safe base64.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub style_fp: Option<String>,
+    /// A revisit record's capture: the verdict is that capture's (reason
+    /// `revisit`), or an error when it is not known (`revisit_unresolved`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revisit_of: Option<crate::input::page::RevisitOf>,
     /// Time spent judging the page, µs.
     pub elapsed_us: u64,
     pub error: Option<String>,
@@ -267,6 +279,7 @@ impl Verdict {
             content: None,
             counted: Vec::new(),
             style_fp: None,
+            revisit_of: None,
             elapsed_us: 0,
             error: None,
         }

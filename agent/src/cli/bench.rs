@@ -14,7 +14,8 @@ pub struct BenchArgs {
     config: ConfigArgs,
     /// `full`: the whole pipeline (process → verdict); `extract`: decode, the
     /// HTML pass and the content with the configured `extract.scorer` only
-    /// (what the stages after extraction cost is the difference).
+    /// (what the stages after extraction cost is the difference); `read`: the
+    /// archive readers alone, over WARC or ARC files (their bytes held in memory).
     #[arg(long, default_value = "full")]
     mode: Mode,
     /// Passes over the pages (the best pass is reported).
@@ -23,7 +24,8 @@ pub struct BenchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// HTML files (plain or gzip), or directories searched for *.html / *.html.gz.
+    /// HTML files (plain or gzip), or directories searched for *.html / *.html.gz
+    /// (with `--mode read`: WARC or ARC files).
     #[arg(required = true)]
     paths: Vec<String>,
 }
@@ -33,6 +35,9 @@ pub struct BenchArgs {
 enum Mode {
     Full,
     Extract,
+    /// The archive readers alone over WARC or ARC files (plain, gzip, LZ4):
+    /// decompress, split records, undo HTTP encodings; MB/s of the files.
+    Read,
 }
 
 #[derive(serde::Serialize)]
@@ -65,7 +70,67 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
+/// `--mode read`: every file in memory, read by the archive reader, best of
+/// `repeat` passes.
+fn read_archives(args: &BenchArgs) -> anyhow::Result<i32> {
+    use crawlsieve_core::input::sources::{warc, Limits, SourceStats};
+    let settings = args.config.load(&[])?;
+    let limits = Limits::new(&settings.input);
+    let files: Vec<(String, Vec<u8>)> = args
+        .paths
+        .iter()
+        .map(|p| {
+            Ok((
+                p.clone(),
+                std::fs::read(p).map_err(|e| anyhow::anyhow!("{p}: {e}"))?,
+            ))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let (mut best, mut pages) = (f64::INFINITY, 0u64);
+    for _ in 0..args.repeat.max(1) {
+        let t = Instant::now();
+        let mut n = 0u64;
+        for (name, data) in &files {
+            let mut stats = SourceStats::default();
+            let mut count = |_input| {
+                n += 1;
+                Ok(())
+            };
+            warc::read(&data[..], name, &limits, &mut count, &mut stats)?;
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+        pages = n;
+    }
+    let report = serde_json::json!({
+        "mode": "read",
+        "files": files.len(),
+        "pages": pages,
+        "megabytes": bytes as f64 / 1e6,
+        "seconds": best,
+        "mb_per_s": bytes as f64 / 1e6 / best,
+        "pages_per_s": pages as f64 / best,
+    });
+    if args.json {
+        writeln!(std::io::stdout(), "{report}")?;
+    } else {
+        writeln!(
+            std::io::stdout(),
+            "   read: {} files, {pages} pages, {:.1} MB in {best:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core",
+            files.len(),
+            bytes as f64 / 1e6,
+            args.repeat.max(1),
+            bytes as f64 / 1e6 / best,
+            pages as f64 / best
+        )?;
+    }
+    Ok(0)
+}
+
 pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
+    if matches!(args.mode, Mode::Read) {
+        return read_archives(&args);
+    }
     let settings = args.config.load(&[])?;
     let pipeline = Pipeline::new(settings)?;
     let mut files = Vec::new();
@@ -86,7 +151,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
             let page = Page::new(format!("http://bench.example/{i}"), &body[..]);
             let started = Instant::now();
             match args.mode {
-                Mode::Full => sink += pipeline.process(&page).words as u64,
+                Mode::Full | Mode::Read => sink += pipeline.process(&page).words as u64,
                 Mode::Extract => {
                     sink += pipeline
                         .extractor()
@@ -132,6 +197,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
             match args.mode {
                 Mode::Full => "full",
                 Mode::Extract => "extract",
+                Mode::Read => "read",
             },
             report.pages,
             report.megabytes,

@@ -159,9 +159,14 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn write(&mut self, input: &Input, out: &mut impl Write) -> anyhow::Result<()> {
+        // A revisit record holds no content: its capture's is extracted.
+        if matches!(input, Input::Revisit(_)) {
+            return Ok(());
+        }
         self.pages += 1;
         let (page, path) = match input {
             Input::Page(page) => (page, origin_path(&page.origin)),
+            Input::Revisit(_) => return Ok(()),
             Input::Broken(b) => {
                 let path = origin_path(&b.origin);
                 let place = origin_place(&b.origin);

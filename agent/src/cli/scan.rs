@@ -37,6 +37,10 @@ pub struct ScanArgs {
     /// response record judged) to this file; `.gz` for one gzip member per record.
     #[arg(long, value_name = "OUT.warc[.gz]")]
     warc_metadata: Option<PathBuf>,
+    /// Verdicts of an earlier run (JSONL, repeatable): the captures this
+    /// crawl's revisit records repeat (adds to `input.revisit_verdicts`).
+    #[arg(long, value_name = "VERDICTS.jsonl")]
+    revisit_verdicts: Vec<PathBuf>,
     /// Write the run's summary as JSON to this file.
     #[arg(long)]
     summary_json: Option<PathBuf>,
@@ -47,7 +51,8 @@ pub struct ScanArgs {
     /// read to its end (a corrupt record, a truncated file).
     #[arg(long)]
     fail_on_error: bool,
-    /// WARC, WARC.gz, JSONL(.gz) or HTML(.gz) files; `-` reads stdin (format recognised by content).
+    /// WARC or ARC files (plain, gzip or LZ4), JSONL(.gz) or HTML(.gz) files, directories of
+    /// them; `-` reads stdin (format recognised by content).
     #[arg(required = true)]
     inputs: Vec<String>,
 }
@@ -55,6 +60,17 @@ pub struct ScanArgs {
 pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     let mut settings = load(&args)?;
     settings.labels.files.extend(args.labels.iter().cloned());
+    for path in &args.revisit_verdicts {
+        anyhow::ensure!(
+            path.exists(),
+            "--revisit-verdicts {}: not found",
+            path.display()
+        );
+    }
+    settings
+        .input
+        .revisit_verdicts
+        .extend(args.revisit_verdicts.iter().cloned());
     let limits = Limits::new(&settings.input);
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();

@@ -143,6 +143,8 @@ fn load(
                         loaded.from_pages += 1;
                     }
                     Input::Broken(_) => loaded.broken += 1,
+                    // No markup of its own: its capture's is fingerprinted.
+                    Input::Revisit(_) => {}
                 }
                 Ok(())
             },

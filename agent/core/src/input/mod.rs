@@ -22,6 +22,13 @@ pub struct InputSettings {
     /// The HTML pass of one page may take this long; beyond, `error` / `too_slow`. 0: no budget.
     pub max_page_ms: u64,
     pub html_content_types: Vec<String>,
+    /// WARC `resource` records holding HTML are judged like responses.
+    pub resource_records: bool,
+    /// Captures a scan remembers for the revisit records that repeat them
+    /// (about 200 bytes each); 0: none, every revisit unresolved.
+    pub revisit_memory: usize,
+    /// Verdict files of earlier runs whose captures revisits may repeat.
+    pub revisit_verdicts: Vec<std::path::PathBuf>,
 }
 
 impl InputSettings {

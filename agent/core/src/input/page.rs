@@ -65,12 +65,22 @@ impl<'a> Page<'a> {
 pub enum Origin {
     #[default]
     None,
-    /// A WARC record: file, byte offset of the record (of its gzip member in a
-    /// `.warc.gz`), and its `WARC-Record-ID`.
+    /// A WARC or ARC record: file, byte offset of the record (of its gzip
+    /// member in a `.warc.gz`, its LZ4 frame in a `.warc.lz4`), and its
+    /// `WARC-Record-ID` (an ARC record has none).
     Warc {
         file: String,
         offset: u64,
         record_id: Option<String>,
+        /// The record's type when it is not a `response`: `resource` (a page
+        /// stored without HTTP, as browser-based crawlers write rendered
+        /// pages), `revisit`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        record_type: Option<String>,
+        /// `WARC-Payload-Digest`: what a revisit record names the capture
+        /// it repeats by. Not written out.
+        #[serde(skip)]
+        payload_digest: Option<String>,
     },
     /// A line of a JSONL file (1-based), or of stdin (`file` = "-").
     Jsonl { file: String, line: u64 },
@@ -96,6 +106,38 @@ impl Origin {
 pub enum Input {
     Page(Page<'static>),
     Broken(Broken),
+    /// A WARC `revisit` record: a crawler's "same content as the capture it
+    /// refers to", stored without the content.
+    Revisit(Revisit),
+}
+
+/// A revisit record: where it is, and the capture it repeats.
+#[derive(Debug, Clone)]
+pub struct Revisit {
+    pub url: String,
+    pub origin: Origin,
+    pub fetched_at: Option<String>,
+    pub status: Option<u16>,
+    pub of: RevisitOf,
+}
+
+/// The capture a revisit record repeats, as the record names it: any of its
+/// record id (`WARC-Refers-To`), its URL and date
+/// (`WARC-Refers-To-Target-URI`, `WARC-Refers-To-Date`) and the payload
+/// digest they share.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct RevisitOf {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_digest: Option<String>,
+    /// The revisit's profile: `identical-payload-digest`, `server-not-modified`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 /// A record a source could read far enough to know it is a page, but not

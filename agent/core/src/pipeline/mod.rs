@@ -117,7 +117,29 @@ impl Pipeline {
         match input {
             Input::Page(page) => self.process_with(page, labels),
             Input::Broken(broken) => self.broken(broken, labels),
+            Input::Revisit(revisit) => self.revisit(revisit, labels),
         }
+    }
+
+    /// A revisit record on its own: unresolved until whoever saw the capture
+    /// it repeats (`scan`'s writer, a verdict file) puts that verdict in
+    /// (`crate::revisits`).
+    fn revisit(&self, r: &crate::input::page::Revisit, labels: &LabeledSets) -> Verdict {
+        let id = match r.origin.record_id() {
+            Some(id) => id.to_string(),
+            None => site::page_id(&r.url, format!("{:?}", r.origin).as_bytes()),
+        };
+        let mut v = Verdict::new(id, r.url.clone(), r.origin.clone());
+        v.site = site::registered_domain(&r.url);
+        v.status = r.status;
+        v.fetched_at = r.fetched_at.clone();
+        v.labels_version = labels.version().map(str::to_string);
+        v.revisit_of = Some(r.of.clone());
+        v.fail(
+            Reason::RevisitUnresolved,
+            crate::revisits::unresolved(&r.of),
+        );
+        v
     }
 
     /// Judges one page. Never panics: an internal failure becomes an `error` verdict.

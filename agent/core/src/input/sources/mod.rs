@@ -18,6 +18,8 @@ pub struct Limits {
     pub max_page_bytes: usize,
     /// HTTP content types (without parameters) that are pages.
     pub html_content_types: Vec<String>,
+    /// WARC `resource` records of those content types are pages too.
+    pub resource_records: bool,
 }
 
 impl Limits {
@@ -29,6 +31,7 @@ impl Limits {
                 .iter()
                 .map(|t| t.to_ascii_lowercase())
                 .collect(),
+            resource_records: s.resource_records,
         }
     }
 }
@@ -77,6 +80,10 @@ pub enum Format {
 /// taken as one HTML page and its real pages lost without a word.
 pub fn format_from_name(path: &str) -> Option<Format> {
     let name = path.to_ascii_lowercase();
+    if warc::Container::from_name(&name).is_some() {
+        // WARC and ARC, plain, gzip or LZ4 (the reader tells them apart by content).
+        return Some(Format::Warc);
+    }
     let base = name.strip_suffix(".gz").unwrap_or(&name);
     if base.ends_with(".warc") {
         Some(Format::Warc)
@@ -221,7 +228,9 @@ pub fn walked_name(name: &str, text: bool) -> bool {
     }
     let name = name.to_ascii_lowercase();
     let base = name.strip_suffix(".gz").unwrap_or(&name);
-    WALKED.iter().any(|ext| base.ends_with(ext)) || (text && base.ends_with(".txt"))
+    WALKED.iter().any(|ext| base.ends_with(ext))
+        || (text && base.ends_with(".txt"))
+        || warc::Container::from_name(&name).is_some()
 }
 
 /// Expands the inputs of a command: a directory becomes the files below it
@@ -301,8 +310,8 @@ fn walked_file(path: &Path) -> bool {
     std::fs::metadata(path).map_or(true, |m| m.is_file())
 }
 
-/// Recognises WARC (`WARC/`), JSONL (`{`) or HTML (anything else), looking
-/// through gzip.
+/// Recognises WARC or ARC (`WARC/`, `filedesc://`, an LZ4 frame), JSONL
+/// (`{`) or HTML (anything else), looking through gzip.
 pub fn sniff(r: &mut impl BufRead) -> io::Result<Format> {
     let head = r.fill_buf()?;
     if head.starts_with(&[0x1f, 0x8b]) {
@@ -324,7 +333,10 @@ pub fn sniff(r: &mut impl BufRead) -> io::Result<Format> {
 
 fn sniff_bytes(head: &[u8]) -> Format {
     let trimmed = &head[head.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
-    if trimmed.starts_with(b"WARC/") {
+    if trimmed.starts_with(b"WARC/")
+        || trimmed.starts_with(b"filedesc://")
+        || head.starts_with(&warc::LZ4_MAGIC)
+    {
         Format::Warc
     } else if trimmed.starts_with(b"{") {
         Format::Jsonl

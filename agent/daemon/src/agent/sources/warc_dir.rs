@@ -95,10 +95,12 @@ impl Checkpoint {
     }
 }
 
-/// The names a crawler gives its finished WARC files. Temporary names
-/// (`.open`, `.tmp`, `.part`) and hidden files do not end so, or are left out.
+/// The names a crawler gives its finished WARC and ARC files (`.warc`,
+/// `.arc`, plain, `.gz` or `.lz4`). Temporary names (`.open`, `.tmp`,
+/// `.part`) and hidden files do not end so, or are left out.
 pub fn is_warc(name: &str) -> bool {
-    !name.starts_with('.') && (name.ends_with(".warc") || name.ends_with(".warc.gz"))
+    !name.starts_with('.')
+        && crawlsieve_core::input::sources::warc::Container::from_name(name).is_some()
 }
 
 /// Every WARC file of `dir`, read as it grows, until the agent stops.
@@ -123,13 +125,7 @@ async fn warc_dir_once(run: Run, cfg: WarcDir) -> anyhow::Result<Ended> {
     let mut cp = Checkpoint::load(&cp_path, dir)?;
     let limits = Limits {
         max_page_bytes: run.agent.max_page_bytes,
-        html_content_types: run
-            .agent
-            .pipeline
-            .settings()
-            .input
-            .html_content_types
-            .clone(),
+        ..Limits::new(&run.agent.pipeline.settings().input)
     };
     // Sizes at which a file's tail was last found cut off: read again only
     // once it has grown (or settled), not at every listing.

@@ -14,10 +14,13 @@
 //! `<...>` (as wget writes them) are unwrapped. Chunked transfer encoding and
 //! gzip/deflate content encoding of the payload are undone.
 
+mod arc;
+mod frames;
 mod http;
 mod records;
 mod resync;
 
+pub use frames::LZ4_MAGIC;
 pub use http::http_page;
 use records::{read_records, ReadError};
 pub use resync::Counting;
@@ -95,8 +98,9 @@ pub enum End {
     CutOff,
 }
 
-/// Reads a WARC stream, plain or gzip (one member per record, or one for
-/// all); `name` names it in origins and failures.
+/// Reads a WARC or ARC stream, plain, gzip or LZ4 (one member or frame per
+/// record, or one for all); `name` names it in origins and failures (and,
+/// ending in `.arc`, says an ARC file whose first record is not at hand).
 pub fn read(
     r: impl BufRead,
     name: &str,
@@ -106,24 +110,18 @@ pub fn read(
 ) -> anyhow::Result<()> {
     let mut raw = Counting::new(r);
     let mut found = |input: Input, _: Resume| emit(input);
-    read_from(
-        &mut raw,
-        name,
-        Resume::default(),
-        false,
-        limits,
-        &mut found,
-        stats,
-    )?;
+    let mut how = How::new(name, false, limits);
+    read_from(&mut raw, &mut how, Resume::default(), &mut found, stats)?;
     stats.bytes += raw.pos;
     Ok(())
 }
 
-/// Reads the WARC file at `path` on from `at`, handing each input on with
-/// the `Resume` that follows it (save it once the input is done, and a later
-/// read starts after it, never twice). With `tail`, a record the file ends
-/// inside is not an error: the read stops before it and says `CutOff`, for a
-/// file still being written; without, it is read as broken, as `read` does.
+/// Reads the WARC or ARC file at `path` on from `at`, handing each input on
+/// with the `Resume` that follows it (save it once the input is done, and a
+/// later read starts after it, never twice). With `tail`, a record the file
+/// ends inside is not an error: the read stops before it and says `CutOff`,
+/// for a file still being written; without, it is read as broken, as `read`
+/// does.
 pub fn read_on(
     path: &Path,
     at: Resume,
@@ -137,49 +135,143 @@ pub fn read_on(
     file.seek(SeekFrom::Start(at.offset))?;
     let mut raw = Counting::new(BufReader::with_capacity(1 << 16, file));
     raw.pos = at.offset;
-    let ended = read_from(&mut raw, &name, at, tail, limits, emit, stats)?;
+    let mut how = How::new(&name, tail, limits);
+    let ended = read_from(&mut raw, &mut how, at, emit, stats)?;
     stats.bytes += raw.pos - at.offset;
     Ok(ended)
 }
 
-fn read_from<R: BufRead>(
-    raw: &mut Counting<R>,
-    name: &str,
-    at: Resume,
-    tail: bool,
-    limits: &Limits,
-    emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
-    stats: &mut SourceStats,
-) -> anyhow::Result<(Resume, End)> {
-    if raw.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
-        read_members(raw, name, at, tail, limits, emit, stats)
-    } else {
-        read_plain(raw, name, at, tail, limits, emit, stats)
+/// WARC or ARC records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    Warc,
+    Arc,
+}
+
+impl Container {
+    /// What a file's name says (`.arc`, `.arc.gz`, `.arc.lz4`: ARC).
+    pub fn from_name(name: &str) -> Option<Container> {
+        let name = name.to_ascii_lowercase();
+        let base = [".gz", ".lz4"]
+            .iter()
+            .find_map(|c| name.strip_suffix(c))
+            .unwrap_or(&name);
+        if base.ends_with(".arc") {
+            Some(Container::Arc)
+        } else if base.ends_with(".warc") {
+            Some(Container::Warc)
+        } else {
+            None
+        }
     }
 }
 
-/// One gzip member per record is the WARC convention: the member's
-/// compressed offset is the record's address. A corrupt member is reported,
-/// and reading resumes at the next gzip header.
+/// How a stream is read: its name, whether a cut-off end is a file still
+/// growing, the limits, and its records' container (from the name, else from
+/// its first record).
+struct How<'a> {
+    name: &'a str,
+    tail: bool,
+    limits: &'a Limits,
+    container: Option<Container>,
+}
+
+impl<'a> How<'a> {
+    fn new(name: &'a str, tail: bool, limits: &'a Limits) -> Self {
+        How {
+            name,
+            tail,
+            limits,
+            container: Container::from_name(name),
+        }
+    }
+
+    /// The records of `r`, by its container.
+    fn records<R: BufRead>(
+        &mut self,
+        r: &mut Counting<R>,
+        found: &mut records::Found<'_>,
+        stats: &mut SourceStats,
+        origin: impl Fn(u64) -> Origin,
+    ) -> Result<(), ReadError> {
+        let container = match self.container {
+            Some(c) => c,
+            None => {
+                let c = if arc::is_arc(r.fill_buf()?) {
+                    Container::Arc
+                } else {
+                    Container::Warc
+                };
+                self.container = Some(c);
+                c
+            }
+        };
+        match container {
+            Container::Warc => read_records(r, self.limits, found, stats, origin, self.tail),
+            Container::Arc => {
+                arc::read_records(r, self.name, self.limits, found, stats, origin, self.tail)
+            }
+        }
+    }
+}
+
+/// The origin of a record at `offset` of `name` (its member's offset in a
+/// compressed file), before its header fills in the rest.
+fn member_origin(name: &str, offset: u64) -> Origin {
+    Origin::Warc {
+        file: name.to_string(),
+        offset,
+        record_id: None,
+        record_type: None,
+        payload_digest: None,
+    }
+}
+
+fn read_from<R: BufRead>(
+    raw: &mut Counting<R>,
+    how: &mut How<'_>,
+    at: Resume,
+    emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<(Resume, End)> {
+    let head = raw.fill_buf()?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        read_members(raw, how, Framing::Gzip, at, emit, stats)
+    } else if head.starts_with(&frames::LZ4_MAGIC) {
+        read_members(raw, how, Framing::Lz4, at, emit, stats)
+    } else if let Some(what) = frames::unread_compression(head) {
+        // An archive compressed some other way is an input problem, never a page.
+        stats.failures.push(format!("{}: {what}", how.name));
+        stats.skip("corrupt_record");
+        Ok((at, End::Whole))
+    } else {
+        read_plain(raw, how, at, emit, stats)
+    }
+}
+
+/// How records are framed in a compressed file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    Gzip,
+    Lz4,
+}
+
+/// One gzip member (LZ4 frame) per record is the WARC convention: the
+/// member's compressed offset is the record's address. A corrupt member is
+/// reported, and reading resumes at the next member.
 fn read_members<R: BufRead>(
     raw: &mut Counting<R>,
-    name: &str,
+    how: &mut How<'_>,
+    framing: Framing,
     at: Resume,
-    tail: bool,
-    limits: &Limits,
     emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
     stats: &mut SourceStats,
 ) -> anyhow::Result<(Resume, End)> {
     let mut skip = at.skip;
+    let whole = |offset| (Resume { offset, skip: 0 }, End::Whole);
     loop {
         if raw.fill_buf()?.is_empty() {
-            return Ok((
-                Resume {
-                    offset: raw.pos,
-                    skip: 0,
-                },
-                End::Whole,
-            ));
+            return Ok(whole(raw.pos));
         }
         let member = raw.pos;
         // Inputs of this member handed on (or skipped as handled before).
@@ -191,51 +283,60 @@ fn read_members<R: BufRead>(
                     skip -= 1;
                     return Ok(());
                 }
-                emit(
-                    input,
-                    Resume {
-                        offset: member,
-                        skip: done,
-                    },
-                )
+                let after = Resume {
+                    offset: member,
+                    skip: done,
+                };
+                emit(input, after)
             };
-            let mut records =
-                Counting::new(BufReader::with_capacity(1 << 16, GzDecoder::new(&mut *raw)));
-            let origin = |_| Origin::Warc {
-                file: name.to_string(),
-                offset: member,
-                record_id: None,
-            };
-            read_records(&mut records, limits, &mut found, stats, origin, tail)
+            let name = how.name;
+            let origin = move |_| member_origin(name, member);
+            match framing {
+                Framing::Gzip => {
+                    let decoded = GzDecoder::new(&mut *raw);
+                    let mut records = Counting::new(BufReader::with_capacity(1 << 16, decoded));
+                    how.records(&mut records, &mut found, stats, origin)
+                }
+                Framing::Lz4 => match frames::lz4_frame(&mut *raw) {
+                    Ok(frame) => {
+                        let decoded = lz4_flex::frame::FrameDecoder::new(&frame[..]);
+                        let mut records = Counting::new(BufReader::with_capacity(1 << 16, decoded));
+                        how.records(&mut records, &mut found, stats, origin)
+                    }
+                    Err(e) => Err(ReadError::from(e)),
+                },
+            }
         };
         let why = match result {
             Ok(()) => continue,
             Err(ReadError::Consumer(e)) => return Err(e),
-            Err(ReadError::Cut(_)) if tail => return Ok((cut_at(member, done), End::CutOff)),
+            Err(ReadError::Cut(_)) if how.tail => return Ok((cut_at(member, done), End::CutOff)),
             Err(ReadError::Cut(_)) => "record cut off at the end of the member".to_string(),
             Err(ReadError::Input(why)) => {
-                if tail && raw.fill_buf()?.is_empty() {
+                if how.tail && raw.fill_buf()?.is_empty() {
                     // The member the file ends in is not whole yet.
                     return Ok((cut_at(member, done), End::CutOff));
                 }
                 why
             }
         };
+        let unit = match framing {
+            Framing::Gzip => "gzip member",
+            Framing::Lz4 => "LZ4 frame",
+        };
         stats
             .failures
-            .push(format!("{name}: gzip member at byte {member}: {why}"));
+            .push(format!("{}: {unit} at byte {member}: {why}", how.name));
         stats.skip("corrupt_record");
         if raw.pos <= member {
             raw.consume_n(1)?;
         }
-        if !skip_to_gzip_header(raw)? {
-            return Ok((
-                Resume {
-                    offset: raw.pos,
-                    skip: 0,
-                },
-                End::Whole,
-            ));
+        let next = match framing {
+            Framing::Gzip => skip_to_gzip_header(raw)?,
+            Framing::Lz4 => resync::skip_to(raw, &frames::LZ4_MAGIC)?,
+        };
+        if !next {
+            return Ok(whole(raw.pos));
         }
     }
 }
@@ -244,18 +345,18 @@ fn cut_at(offset: u64, skip: u64) -> Resume {
     Resume { offset, skip }
 }
 
-/// Reads the records of an uncompressed WARC stream (offsets are stream
-/// positions); resynchronises on the next `WARC/` line after a bad record.
+/// Reads the records of an uncompressed stream (offsets are stream
+/// positions); resynchronises on the next `WARC/` line after a bad record
+/// (an ARC reader finds its next header line itself).
 fn read_plain<R: BufRead>(
     r: &mut Counting<R>,
-    name: &str,
+    how: &mut How<'_>,
     at: Resume,
-    tail: bool,
-    limits: &Limits,
     emit: &mut dyn FnMut(Input, Resume) -> anyhow::Result<()>,
     stats: &mut SourceStats,
 ) -> anyhow::Result<(Resume, End)> {
     let mut seen = 0u64;
+    let mut failed_at = None;
     loop {
         let mut found = |input: Input, after: u64| {
             seen += 1;
@@ -270,12 +371,10 @@ fn read_plain<R: BufRead>(
                 },
             )
         };
-        let origin = |offset| Origin::Warc {
-            file: name.to_string(),
-            offset,
-            record_id: None,
-        };
-        let why = match read_records(r, limits, &mut found, stats, origin, tail) {
+        let name = how.name;
+        let tail = how.tail;
+        let origin = |offset| member_origin(name, offset);
+        let why = match how.records(r, &mut found, stats, origin) {
             Ok(()) => {
                 let end = Resume {
                     offset: r.pos,
@@ -294,7 +393,14 @@ fn read_plain<R: BufRead>(
             .failures
             .push(format!("{name}: near byte {}: {why}", r.pos));
         stats.skip("corrupt_record");
-        if !skip_to_warc_line(r)? {
+        // An ARC reader finds its next header line itself; a reader that
+        // failed twice at one place (a disk error) has nothing more to give.
+        let resynced = match how.container {
+            Some(Container::Arc) => failed_at != Some(r.pos) && !r.fill_buf()?.is_empty(),
+            _ => skip_to_warc_line(r)?,
+        };
+        failed_at = Some(r.pos);
+        if !resynced {
             let end = Resume {
                 offset: r.pos,
                 skip: 0,
@@ -304,8 +410,8 @@ fn read_plain<R: BufRead>(
     }
 }
 
-/// Reads the records of an uncompressed WARC stream (stdin, after its
-/// gzip is undone).
+/// Reads the records of an uncompressed WARC or ARC stream (stdin, after
+/// its gzip is undone).
 pub fn read_stream(
     r: impl BufRead,
     name: &str,
@@ -315,15 +421,8 @@ pub fn read_stream(
 ) -> anyhow::Result<()> {
     let mut r = Counting::new(r);
     let mut found = |input: Input, _: Resume| emit(input);
-    read_plain(
-        &mut r,
-        name,
-        Resume::default(),
-        false,
-        limits,
-        &mut found,
-        stats,
-    )?;
+    let mut how = How::new(name, false, limits);
+    read_plain(&mut r, &mut how, Resume::default(), &mut found, stats)?;
     Ok(())
 }
 
@@ -337,6 +436,7 @@ mod tests {
         Limits {
             max_page_bytes: 1 << 20,
             html_content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
+            resource_records: true,
         }
     }
 
@@ -428,6 +528,7 @@ mod tests {
                 match input {
                     Input::Page(p) => seen.push((p.url.to_string(), p.origin)),
                     Input::Broken(b) => panic!("broken at {written}: {}", b.reason),
+                    Input::Revisit(r) => panic!("a revisit: {}", r.url),
                 }
                 token = Some(after);
                 Ok(())
@@ -519,6 +620,7 @@ mod tests {
             urls.borrow_mut().push(match input {
                 Input::Page(p) => p.url.to_string(),
                 Input::Broken(b) => format!("broken: {}", b.reason),
+                Input::Revisit(r) => format!("revisit: {}", r.url),
             });
             Ok(())
         };

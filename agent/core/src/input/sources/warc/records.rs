@@ -5,7 +5,7 @@
 use super::super::{read_capped, Limits, SourceStats};
 use super::http::http_page;
 use super::resync::Counting;
-use crate::input::page::{Broken, Input, Origin};
+use crate::input::page::{Broken, Input, Origin, Page, Revisit, RevisitOf};
 use std::io::{self, BufRead, Read};
 
 /// Largest WARC header block we accept.
@@ -62,13 +62,14 @@ pub(super) fn read_records<R: BufRead>(
             .get("content-length")
             .and_then(|v| v.trim().parse::<u64>().ok())
             .ok_or_else(|| ReadError::Input("WARC record without a valid Content-Length".into()))?;
-        let mut origin = origin(offset);
-        if let Origin::Warc { record_id, .. } = &mut origin {
-            *record_id = header.get("warc-record-id").map(|s| s.to_string());
-        }
         let record_type = header.get("warc-type").unwrap_or("").to_ascii_lowercase();
+        let judged = match record_type.as_str() {
+            "response" | "revisit" => true,
+            "resource" => limits.resource_records && is_html_resource(&header, limits),
+            _ => false,
+        };
         let mut block = r.take(length);
-        if record_type != "response" {
+        if !judged {
             io::copy(&mut block, &mut io::sink())?;
             if block.limit() > 0 && cut_is_tail {
                 return Err(ReadError::Cut(offset));
@@ -84,15 +85,21 @@ pub(super) fn read_records<R: BufRead>(
             ));
             continue;
         }
-        let url = header
-            .get("warc-target-uri")
-            .map(|u| {
-                u.trim()
-                    .trim_start_matches('<')
-                    .trim_end_matches('>')
-                    .to_string()
-            })
-            .unwrap_or_default();
+        let mut origin = origin(offset);
+        if let Origin::Warc {
+            record_id,
+            record_type: kind,
+            payload_digest,
+            ..
+        } = &mut origin
+        {
+            *record_id = header.get("warc-record-id").map(|s| s.to_string());
+            *payload_digest = header.get("warc-payload-digest").map(|s| s.to_string());
+            if record_type != "response" {
+                *kind = Some(record_type.clone());
+            }
+        }
+        let url = header.target("warc-target-uri").unwrap_or_default();
         let fetched_at = header.get("warc-date").map(|s| s.to_string());
         let (bytes, cut) = read_capped(&mut block, limits.max_page_bytes + HTTP_HEADER_ALLOWANCE)?;
         if cut {
@@ -114,25 +121,104 @@ pub(super) fn read_records<R: BufRead>(
             .map_err(ReadError::Consumer)?;
             return Err(e);
         }
-        match http_page(&bytes, cut, limits) {
-            Ok(Some(mut page)) => {
-                page.url = url.into();
+        let input = match record_type.as_str() {
+            "revisit" => match revisit(&header, &bytes, url, fetched_at, origin, limits) {
+                Some(r) => Some(Input::Revisit(r)),
+                None => {
+                    // A revisit of an image, a script: no page, as its capture.
+                    stats.skip("not_html");
+                    None
+                }
+            },
+            "resource" => {
+                let mut page = Page::new(url, bytes).with_origin(origin);
+                page.content_type = header.get("content-type").map(|c| c.to_string().into());
                 page.fetched_at = fetched_at.map(Into::into);
-                page.origin = origin;
-                emit(Input::Page(page), r.pos).map_err(ReadError::Consumer)?;
+                page.truncated = cut;
+                Some(Input::Page(page))
             }
-            Ok(None) => stats.skip("not_html"),
-            Err(reason) => emit(
-                Input::Broken(Broken {
+            _ => match http_page(&bytes, cut, limits) {
+                Ok(Some(mut page)) => {
+                    page.url = url.into();
+                    page.fetched_at = fetched_at.map(Into::into);
+                    page.origin = origin;
+                    Some(Input::Page(page))
+                }
+                Ok(None) => {
+                    stats.skip("not_html");
+                    None
+                }
+                Err(reason) => Some(Input::Broken(Broken {
                     url: Some(url),
                     origin,
                     reason,
-                }),
-                r.pos,
-            )
-            .map_err(ReadError::Consumer)?,
+                })),
+            },
+        };
+        if let Some(input) = input {
+            emit(input, r.pos).map_err(ReadError::Consumer)?;
         }
     }
+}
+
+/// A `resource` record whose own Content-Type is a page's (or, with none,
+/// whose bytes start like HTML is not known here: a typeless resource is skipped).
+fn is_html_resource(header: &Header, limits: &Limits) -> bool {
+    header.get("content-type").is_some_and(|ct| {
+        let mime = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        limits.html_content_types.contains(&mime)
+    })
+}
+
+/// A revisit record: the capture it names, and the HTTP status of its
+/// stored headers (a revisit keeps the response's headers, not its body).
+/// `None` when those headers say the capture was no page.
+fn revisit(
+    header: &Header,
+    block: &[u8],
+    url: String,
+    fetched_at: Option<String>,
+    origin: Origin,
+    limits: &Limits,
+) -> Option<Revisit> {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut response = httparse::Response::new(&mut headers);
+    let status = match response.parse(block) {
+        Ok(_) => response.code,
+        Err(_) => None,
+    };
+    let content_type = response
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-type"))
+        .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase());
+    if let Some(ct) = content_type {
+        let mime = ct.split(';').next().unwrap_or("").trim().to_string();
+        if !limits.html_content_types.contains(&mime) {
+            return None;
+        }
+    }
+    let profile = header
+        .get("warc-profile")
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string());
+    Some(Revisit {
+        url,
+        origin,
+        fetched_at,
+        status,
+        of: RevisitOf {
+            record_id: header.get("warc-refers-to").map(str::to_string),
+            url: header.target("warc-refers-to-target-uri"),
+            date: header.get("warc-refers-to-date").map(str::to_string),
+            payload_digest: header.get("warc-payload-digest").map(str::to_string),
+            profile,
+        },
+    })
 }
 
 fn check_complete<R>(block: &io::Take<R>, _length: u64) -> Result<(), ReadError> {
@@ -149,6 +235,16 @@ fn check_complete<R>(block: &io::Take<R>, _length: u64) -> Result<(), ReadError>
 struct Header(Vec<(String, String)>);
 
 impl Header {
+    /// A URI field, unwrapped from the `<...>` wget writes around it.
+    fn target(&self, name: &str) -> Option<String> {
+        self.get(name).map(|u| {
+            u.trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string()
+        })
+    }
+
     fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
