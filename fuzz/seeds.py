@@ -61,6 +61,9 @@ def main():
                 raw = open(os.path.join(root, name), "rb").read()
                 put("warc", raw[:65536])
                 put("warc", gzip.decompress(raw)[:65536])
+            elif name.endswith((".arc", ".arc.gz", ".warc")):
+                # warcio's test files: ARC (plain, gzip), broken WARCs, revisits.
+                put("warc", open(os.path.join(root, name), "rb").read()[:65536])
 
     lines = [json.dumps({"url": f"https://e{i}.example/p", "html": p.decode("utf-8", "replace"),
                          "status": 200, "content_type": "text/html"}) for i, p in enumerate(pages[:8])]

@@ -1,5 +1,5 @@
-//! The WARC reader, plain and gzip (the input's first bytes decide, as they
-//! do for a file), in memory.
+//! The WARC and ARC reader, plain, gzip and LZ4 (the input's first bytes
+//! decide, as they do for a file named neither `.warc` nor `.arc`), in memory.
 #![no_main]
 
 use crawlsieve_core::input::sources::{warc, Limits, SourceStats};
@@ -17,5 +17,5 @@ fuzz_target!(|data: &[u8]| {
         pages += 1;
         Ok(())
     };
-    let _ = warc::read(data, "fuzz.warc", &limits, &mut emit, &mut stats);
+    let _ = warc::read(data, "fuzz", &limits, &mut emit, &mut stats);
 });

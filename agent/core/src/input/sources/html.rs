@@ -57,7 +57,7 @@ pub fn read_one(
         Err(e) => Input::Broken(Broken {
             url: Some(url.to_string()),
             origin,
-            reason: format!("cannot read {name}: {e}"),
+            reason: format!("unreadable input: {e}"),
         }),
     };
     emit(input)

@@ -248,7 +248,7 @@ mod tests {
         let spaced = parse("http://example.com/a b c 1.2.3.4 20140216050221 text/html 10").unwrap();
         assert_eq!(spaced.url, "http://example.com/a b c");
         let v2 = parse(
-            "http://example.com/ 1.2.3.4 20080430204825 text/html 200 ABC123 - - 1234 file.arc 512",
+            "http://example.com/ 1.2.3.4 20080430204825 text/html 200 ABC123 - 1234 file.arc 512",
         )
         .unwrap();
         assert_eq!(

@@ -74,10 +74,15 @@ fn read_u32(r: &mut impl Read) -> io::Result<u32> {
     Ok(u32::from_le_bytes(b))
 }
 
+/// Appends exactly `n` bytes of `r` to `out`; memory grows with the bytes
+/// that come, not with what a (hostile) size field claims.
 fn copy_exact(r: &mut impl Read, n: usize, out: &mut Vec<u8>) -> io::Result<()> {
     let start = out.len();
-    out.resize(start + n, 0);
-    r.read_exact(&mut out[start..])
+    r.take(n as u64).read_to_end(out)?;
+    if out.len() - start < n {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
 }
 
 /// What an archive compressed in a way not read is, from its first bytes.

@@ -508,12 +508,38 @@ mod tests {
         e.finish().unwrap()
     }
 
+    /// The response of `record(i)` as an ARC record.
+    fn arc_record(i: usize) -> Vec<u8> {
+        let whole = record(i);
+        let at = whole.windows(5).position(|w| w == b"HTTP/").unwrap();
+        let http = &whole[at..whole.len() - 4];
+        let mut r = format!(
+            "http://example.com/{i} 1.2.3.4 20260101000000 text/html {}\n",
+            http.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(http);
+        r.push(b'\n');
+        r
+    }
+
+    fn lz4(data: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
     /// A file that grows a few bytes at a time, read on after every step as
     /// a `warc_dir` source does: each record comes out exactly once, at the
     /// offset a whole read gives it, and nothing is an error.
     fn grows(whole: &[u8], step: usize, records: usize) {
+        grows_as("growing.warc", whole, step, records)
+    }
+
+    fn grows_as(name: &str, whole: &[u8], step: usize, records: usize) {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("growing.warc");
+        let path = dir.path().join(name);
         let mut at = Resume::default();
         let mut seen: Vec<(String, Origin)> = Vec::new();
         let mut stats = SourceStats::default();
@@ -568,14 +594,13 @@ mod tests {
             }
             Ok(())
         };
-        read(
-            whole,
-            "growing.warc",
-            &limits(),
-            &mut emit,
-            &mut SourceStats::default(),
-        )
-        .unwrap();
+        let mut whole_stats = SourceStats::default();
+        read(whole, name, &limits(), &mut emit, &mut whole_stats).unwrap();
+        assert!(
+            whole_stats.failures.is_empty(),
+            "{:?}",
+            whole_stats.failures
+        );
         let offsets = |o: &Origin| match o {
             Origin::Warc { offset, .. } => *offset,
             _ => u64::MAX,
@@ -596,9 +621,20 @@ mod tests {
             .flat_map(|i| gzip(&[record(2 * i), record(2 * i + 1)].concat()))
             .collect();
         let one = gzip(&plain);
+        let frames: Vec<u8> = (0..n).flat_map(|i| lz4(&record(i))).collect();
+        let arc: Vec<u8> = std::iter::once(
+            b"filedesc://growing.arc 0.0.0.0 20260101000000 text/plain 0\n\n".to_vec(),
+        )
+        .chain((0..n).map(arc_record))
+        .collect::<Vec<_>>()
+        .concat();
+        let arc_members: Vec<u8> = (0..n).flat_map(|i| gzip(&arc_record(i))).collect();
         for step in [1, 7, 61, 500, 4096] {
             grows(&plain, step, n);
             grows(&members, step, n);
+            grows(&frames, step, n);
+            grows_as("growing.arc", &arc, step, n);
+            grows_as("growing.arc.gz", &arc_members, step, n);
             grows(&pairs, step, n);
             if step >= 61 {
                 grows(&one, step, n);
