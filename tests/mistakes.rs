@@ -179,6 +179,14 @@ fn configuration_mistakes_name_the_whole_key_and_where_it_came_from() {
             "key `agent.sources[0].path`",
             "no/such/dir",
         ),
+        (
+            toml(
+                "sink.toml",
+                "[agent]\n[[agent.sources]]\nkind = \"http\"\n[[agent.sinks]]\nkind = \"jsonl\"\npath = \"sink.toml/v.jsonl\"\n",
+            ),
+            "key `agent.sinks[0].path`",
+            "sink.toml/v.jsonl",
+        ),
     ];
     for (file, key, source) in &cases {
         let out = run(bin()

@@ -26,7 +26,9 @@ public key are shipped to the executors with `SparkContext.addFile`.
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence
 
@@ -290,7 +292,11 @@ def verdict_lines(
         pipeline = shipped.pipeline()
         for frame in frames:
             for path in frame.column("path").to_pylist():
-                lines, _summary = pipeline.judge_file(path)
+                lines, summary = pipeline.judge_file(path)
+                # An input that is no page (a corrupt or empty archive) has no
+                # verdict: say so in the executor's log, as `scan` does on stderr.
+                for problem in json.loads(summary).get("failures", []):
+                    print(f"crawlsieve: input problem: {problem}", file=sys.stderr)
                 yield pa.RecordBatch.from_arrays(
                     [pa.array([path] * len(lines), pa.string()), pa.array(lines, pa.string())],
                     names=["file", "verdict"],

@@ -113,8 +113,9 @@ def test_judging_on_spark_gives_scans_verdicts_as_parquet_rows(repo, cli, key, i
     subprocess.run([cli, "labels", "count", "-o", counts, *inputs], check=True, capture_output=True, env=env)
     subprocess.run([cli, "labels", "discover", "--threshold", "1", "--name", "blind", "--key", key, "-o", labels,
                     counts], check=True, capture_output=True, env=env)
-    # A corrupt input among them: one `error` verdict, the job goes on.
-    bad = tmp_path / "bad.warc.gz"
+    # A corrupt page among them: one `error` verdict, the job goes on. (A
+    # corrupt WARC is an input problem, not a page: no verdict, named in the log.)
+    bad = tmp_path / "bad.html.gz"
     bad.write_bytes(b"\x1f\x8b\x08\x00" + b"not gzip at all" * 10)
     public = str(key) + ".pub"
     scanned = subprocess.run([cli, "scan", "-q", "--content", "-l", labels, "--set", f"labels.public_key_file={public}",

@@ -141,18 +141,25 @@ async fn output(
     i: usize,
     sink: &SinkConfig,
 ) -> anyhow::Result<Output> {
+    // A path a sink cannot open fails at start-up, naming its key.
     let spool = |name: &str| {
-        Spool::open(
-            &agent_settings.spool.dir,
-            name,
-            agent_settings.spool.max_bytes,
-            sync,
-        )
+        let dir = &agent_settings.spool.dir;
+        Spool::open(dir, name, agent_settings.spool.max_bytes, sync).map_err(|e| {
+            anyhow::anyhow!(
+                "configuration: key `agent.spool.dir`: {}: {e:#}",
+                dir.display()
+            )
+        })
     };
     Ok(match sink {
-        SinkConfig::Jsonl { path, rotate_bytes } => {
-            Output::Jsonl(RotatingJsonl::open(path.clone(), *rotate_bytes)?)
-        }
+        SinkConfig::Jsonl { path, rotate_bytes } => Output::Jsonl(
+            RotatingJsonl::open(path.clone(), *rotate_bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "configuration: key `agent.sinks[{i}].path`: {}: {e:#} (relative paths are from the working directory)",
+                    path.display()
+                )
+            })?,
+        ),
         SinkConfig::Nats {
             url,
             stream,
