@@ -295,7 +295,9 @@ def verdict_lines(
                 lines, summary = pipeline.judge_file(path)
                 # An input that is no page (a corrupt or empty archive) has no
                 # verdict: say so in the executor's log, as `scan` does on stderr.
-                for problem in json.loads(summary).get("failures", []):
+                if isinstance(summary, (str, bytes)):
+                    summary = json.loads(summary)
+                for problem in summary.get("failures", []):
                     print(f"crawlsieve: input problem: {problem}", file=sys.stderr)
                 yield pa.RecordBatch.from_arrays(
                     [pa.array([path] * len(lines), pa.string()), pa.array(lines, pa.string())],
