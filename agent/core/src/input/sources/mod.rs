@@ -23,6 +23,14 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Whether a `Content-Type` value (parameters and case aside) is a page's.
+    pub fn is_page_type(&self, content_type: &str) -> bool {
+        let mime = content_type.split(';').next().unwrap_or("").trim();
+        self.html_content_types
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(mime))
+    }
+
     pub fn new(s: &super::InputSettings) -> Self {
         Limits {
             max_page_bytes: s.max_page_bytes,

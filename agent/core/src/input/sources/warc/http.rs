@@ -32,15 +32,7 @@ pub fn http_page(
     let content_type = header("content-type");
     let payload = &block[header_len..];
     let is_html = match &content_type {
-        Some(ct) => {
-            let mime = ct
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            limits.html_content_types.contains(&mime)
-        }
+        Some(ct) => limits.is_page_type(ct),
         None => looks_like_html(payload),
     };
     if !is_html {

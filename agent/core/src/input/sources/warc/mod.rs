@@ -419,11 +419,7 @@ pub fn read_stream(
     emit: &mut Emit<'_>,
     stats: &mut SourceStats,
 ) -> anyhow::Result<()> {
-    let mut r = Counting::new(r);
-    let mut found = |input: Input, _: Resume| emit(input);
-    let mut how = How::new(name, false, limits);
-    read_plain(&mut r, &mut how, Resume::default(), &mut found, stats)?;
-    Ok(())
+    read(r, name, limits, emit, stats)
 }
 
 #[cfg(test)]

@@ -161,18 +161,12 @@ pub(super) fn read_records<R: BufRead>(
     }
 }
 
-/// A `resource` record whose own Content-Type is a page's (or, with none,
-/// whose bytes start like HTML is not known here: a typeless resource is skipped).
+/// A `resource` record whose own Content-Type is a page's (a resource
+/// without one is skipped).
 fn is_html_resource(header: &Header, limits: &Limits) -> bool {
-    header.get("content-type").is_some_and(|ct| {
-        let mime = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        limits.html_content_types.contains(&mime)
-    })
+    header
+        .get("content-type")
+        .is_some_and(|ct| limits.is_page_type(ct))
 }
 
 /// A revisit record: the capture it names, and the HTTP status of its
@@ -197,11 +191,8 @@ fn revisit(
         .iter()
         .find(|h| h.name.eq_ignore_ascii_case("content-type"))
         .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase());
-    if let Some(ct) = content_type {
-        let mime = ct.split(';').next().unwrap_or("").trim().to_string();
-        if !limits.html_content_types.contains(&mime) {
-            return None;
-        }
+    if content_type.is_some_and(|ct| !limits.is_page_type(&ct)) {
+        return None;
     }
     let profile = header
         .get("warc-profile")
