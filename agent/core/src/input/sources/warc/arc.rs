@@ -14,7 +14,7 @@
 
 use super::super::{read_capped, Limits, SourceStats};
 use super::http::http_page;
-use super::records::{Found, ReadError};
+use super::records::{skip_blank_lines, Found, ReadError};
 use super::resync::Counting;
 use crate::input::page::{Broken, Input, Origin};
 use std::io::{self, BufRead, Read};
@@ -105,13 +105,8 @@ pub(super) fn read_records<R: BufRead>(
     // Lines that were no record header, since the last record.
     let mut garbage: Option<(u64, u64)> = None;
     loop {
-        loop {
-            let buf = r.fill_buf()?;
-            match buf.first() {
-                None => return end(garbage, name, stats),
-                Some(b'\r') | Some(b'\n') => r.consume(1),
-                Some(_) => break,
-            }
+        if !skip_blank_lines(r)? {
+            return end(garbage, name, stats);
         }
         let offset = r.pos;
         let (text, whole) = read_line(r)?;

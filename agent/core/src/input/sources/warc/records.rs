@@ -33,6 +33,17 @@ impl From<io::Error> for ReadError {
     }
 }
 
+/// Skips the blank lines between records; false at the end of `r`.
+pub(super) fn skip_blank_lines<R: BufRead>(r: &mut Counting<R>) -> io::Result<bool> {
+    loop {
+        match r.fill_buf()?.first() {
+            None => return Ok(false),
+            Some(b'\r') | Some(b'\n') => r.consume(1),
+            Some(_) => return Ok(true),
+        }
+    }
+}
+
 /// Reads records until the end of `r`. `origin(offset)` gives the origin of a
 /// record that starts at `offset` in `r`.
 pub(super) fn read_records<R: BufRead>(
@@ -44,14 +55,8 @@ pub(super) fn read_records<R: BufRead>(
     cut_is_tail: bool,
 ) -> Result<(), ReadError> {
     loop {
-        // Blank lines between records.
-        loop {
-            let buf = r.fill_buf()?;
-            match buf.first() {
-                None => return Ok(()),
-                Some(b'\r') | Some(b'\n') => r.consume_n(1)?,
-                Some(_) => break,
-            }
+        if !skip_blank_lines(r)? {
+            return Ok(());
         }
         let offset = r.pos;
         let header = match read_header(r) {
