@@ -129,6 +129,7 @@ fn main() -> anyhow::Result<()> {
         simhashes: SimhashIndex::new(&simhashes),
         origins: Default::default(),
         immutables: false,
+        items: None,
     };
     let sets = LabeledSets::empty()
         .with_set(Arc::new(set))

@@ -20,6 +20,14 @@ metadata gains `crawlsieve` (the verdict: `verdict`, `reasons`, `lang`,
 filter's, with the verdict's first reason as `dropped_<reason>` in the stats
 (and to `exclusion_writer` when given). `batch_size` pages at a time go
 through `Pipeline.process_many` on `threads` threads with the GIL released.
+
+In place of a pipeline's decontamination step, give it an item set (benchmark
+questions, `crawlsieve labels build --items`, docs/items.md) and drop what
+carries an item whatever else the verdict says:
+
+    CrawlsieveFilter(labels=["bigbench.csl"], public_key="decon.key.pub",
+                     keep=("keep", "drop", "flag"), drop_reasons=("labeled_item",))
+
 The step pickles (for the Slurm and Ray executors): the pipeline is built
 where it runs, from the arguments.
 """
@@ -47,10 +55,12 @@ class CrawlsieveFilter(BaseFilter):
         exclusion_writer: DiskWriter | None = None,
         batch_size: int = 64,
         threads: int | None = None,
+        drop_reasons: tuple[str, ...] = (),
     ):
         super().__init__(exclusion_writer, batch_size)
         self.labels, self.config, self.public_key = labels, config, public_key
         self.keep, self.replace_text, self.threads = tuple(keep), replace_text, threads
+        self.drop_reasons = tuple(drop_reasons)
         self._pipeline = None
 
     def __getstate__(self):
@@ -79,6 +89,9 @@ class CrawlsieveFilter(BaseFilter):
     def _result(self, doc: Document, verdict: dict) -> bool | tuple[bool, str]:
         content = verdict.pop("content", None)
         doc.metadata["crawlsieve"] = verdict
+        dropped_for = next((r for r in verdict["reasons"] if r in self.drop_reasons), None)
+        if dropped_for is not None:
+            return False, dropped_for
         kept = verdict["verdict"] in self.keep
         if kept and self.replace_text and content is not None:
             doc.text = content

@@ -249,3 +249,56 @@ pub fn corpus_keys(
     };
     Ok((contents, stats))
 }
+/// The grams of `grams` (an item set's, before drops) that a reference
+/// crawl shows on pages of at least `min_sites` sites: what is common on the
+/// web, not particular to the items (`labels build --common-in`). A page's
+/// whole visible text is read, as the agent reads it for items.
+pub fn common_item_grams(
+    pipeline: &Pipeline,
+    inputs: &[String],
+    limits: &Limits,
+    workers: usize,
+    grams: &rustc_hash::FxHashSet<u64>,
+    min_sites: usize,
+) -> anyhow::Result<(rustc_hash::FxHashSet<u64>, CorpusStats)> {
+    use crate::fingerprints::wordgrams;
+    let mut sites: rustc_hash::FxHashMap<u64, std::collections::BTreeSet<String>> =
+        rustc_hash::FxHashMap::default();
+    let stats = walk(
+        pipeline,
+        inputs,
+        limits,
+        workers,
+        |pipeline, doc| {
+            let text = match doc {
+                Document::Page(p) => match pipeline.extractor().read(p, |_| {}) {
+                    Ok(a) => a.text,
+                    Err(_) => return (doc.site(), Vec::new()),
+                },
+                Document::Text { text, .. } => text.clone(),
+            };
+            let (mut buf, mut words, mut found) = (String::new(), Vec::new(), Vec::new());
+            wordgrams::word_hashes(&text, &mut buf, &mut words);
+            wordgrams::grams(&words, wordgrams::N, |_, g| {
+                if grams.contains(&g) {
+                    found.push(g);
+                }
+            });
+            (doc.site(), found)
+        },
+        |(site, found)| {
+            for g in found {
+                let s = sites.entry(g).or_default();
+                if s.len() < min_sites {
+                    s.insert(site.clone());
+                }
+            }
+        },
+    )?;
+    let common = sites
+        .into_iter()
+        .filter(|(_, s)| s.len() >= min_sites)
+        .map(|(g, _)| g)
+        .collect();
+    Ok((common, stats))
+}

@@ -48,6 +48,10 @@ pub enum Reason {
     WholeContent,
     /// A spun copy: the page's immutables match a labeled page's (DSpin).
     Spun,
+    /// The page contains items of an item set (benchmark questions, short
+    /// texts; `items` names them). Not a copy rule: a page quoting a
+    /// benchmark item is contaminated, its site no copier for it.
+    LabeledItem,
     // Notes that do not decide the verdict.
     Truncated,
     LanguageUnknown,
@@ -87,6 +91,7 @@ impl Reason {
             Reason::NearDuplicate => "near_duplicate",
             Reason::WholeContent => "whole_content",
             Reason::Spun => "spun",
+            Reason::LabeledItem => "labeled_item",
             Reason::Truncated => "truncated",
             Reason::LanguageUnknown => "language_unknown",
             Reason::DecodeErrors => "decode_errors",
@@ -214,6 +219,13 @@ pub struct Verdict {
     /// left out of every figure above.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub origin_of: Vec<String>,
+    /// Items of item sets the page contains (`labeled_item`), the first
+    /// `labels.items.listed` in set and item order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<ItemMatch>,
+    /// Items found in all, listed or not.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub items_found: u32,
     /// SHA-1 (hex) of the normalised content (docs/algorithms.md).
     pub content_sha1: Option<String>,
     /// Extracted content (only when `output.content` is on).
@@ -234,6 +246,21 @@ pub struct Verdict {
     /// that counts what it judges (`[agent.counts]`); never written out.
     #[serde(skip)]
     pub counted: Vec<crate::fingerprints::chunks::Hash>,
+}
+
+/// An item a page contains: which set, task and item, and how much of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemMatch {
+    pub set: String,
+    pub task: String,
+    pub id: String,
+    /// Of the item's grams, the share found on the page in its order (the
+    /// question alone of an item with a long answer is below 1).
+    pub share: f64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Verdict {
@@ -275,6 +302,8 @@ impl Verdict {
             labels: Vec::new(),
             labels_version: None,
             origin_of: Vec::new(),
+            items: Vec::new(),
+            items_found: 0,
             content_sha1: None,
             content: None,
             counted: Vec::new(),
@@ -334,6 +363,11 @@ pub struct VerdictRecord {
     /// With `output.style_fp` (what `styles` reads).
     #[serde(default)]
     pub style_fp: Option<String>,
+    /// Items of item sets the page contains (what the report's contamination reads).
+    #[serde(default)]
+    pub items: Vec<ItemMatch>,
+    #[serde(default)]
+    pub items_found: u32,
     /// Why an `error` verdict's page could not be judged.
     #[serde(default)]
     pub error: Option<String>,

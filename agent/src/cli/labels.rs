@@ -10,6 +10,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
+mod items;
+
 #[derive(clap::Subcommand)]
 pub enum LabelsCommand {
     /// Make an ed25519 key pair: KEY (private, mode 0600) and KEY.pub.
@@ -82,6 +84,8 @@ pub struct BuildArgs {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j')]
     workers: Option<usize>,
+    #[command(flatten)]
+    item: items::ItemArgs,
     #[arg(required = true)]
     inputs: Vec<String>,
 }
@@ -242,6 +246,9 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
                 "{}",
                 serde_json::to_string_pretty(&parsed.header)?
             )?;
+            if let Some(table) = parsed.items()? {
+                items::describe(&table, &mut std::io::stdout().lock())?;
+            }
             match public_key_file {
                 Some(k) => {
                     let public = keys::read_public(&k)?;
@@ -265,6 +272,10 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
 }
 
 fn build_set(a: BuildArgs) -> anyhow::Result<i32> {
+    a.item.check()?;
+    if let Some(format) = a.item.items {
+        return items::build_items(&a, format);
+    }
     let key = keys::read_signing(&a.key)?;
     let settings = a.config.load(&[])?;
     let limits = Limits::new(&settings.input);

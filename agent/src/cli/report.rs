@@ -11,8 +11,12 @@ pub struct ReportArgs {
     #[command(flatten)]
     config: ConfigArgs,
     /// Where the HTML goes.
+    #[arg(long, required_unless_present = "json")]
+    html: Option<PathBuf>,
+    /// Where the figures go as JSON (verdicts by kind, reason and language; contamination by
+    /// item sets, per set and task).
     #[arg(long)]
-    html: PathBuf,
+    json: Option<PathBuf>,
     /// Style clusters (`crawlsieve styles cluster` output) to show.
     #[arg(long)]
     styles: Option<PathBuf>,
@@ -47,13 +51,22 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
         report.spun = read_jsonl(path, "a spun cluster or duplicate group")?;
     }
     let html = report.html();
-    std::fs::write(&a.html, html).map_err(|e| anyhow::anyhow!("{}: {e}", a.html.display()))?;
+    let mut written = Vec::new();
+    if let Some(path) = &a.html {
+        std::fs::write(path, html).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        written.push(path.display().to_string());
+    }
+    if let Some(path) = &a.json {
+        let json = serde_json::to_vec_pretty(&report.summary())?;
+        std::fs::write(path, json).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        written.push(path.display().to_string());
+    }
     eprintln!(
         "{} verdicts, {} neighborhoods, {} bad -> {}",
         report.verdicts,
         report.hoods.len(),
         report.hoods.iter().filter(|(_, h)| h.bad).count(),
-        a.html.display()
+        written.join(", ")
     );
     Ok(0)
 }

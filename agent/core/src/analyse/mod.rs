@@ -32,6 +32,9 @@ pub use text::{
 pub struct Analysis {
     /// Visible text, whitespace collapsed, paragraphs separated by `\n`.
     pub text: String,
+    /// Text of hidden elements, as written (up to 1 MiB; not in `words`):
+    /// what item sets look at besides `text`.
+    pub hidden_text: String,
     /// Runs of text between tags (the plateau's token sequence).
     pub segments: Vec<Segment>,
     /// Paragraphs.
@@ -153,6 +156,8 @@ fn analyse_with(
     let title = st.title.map(|t| text::clean(&t)).filter(|t| !t.is_empty());
     let noscript = std::mem::take(&mut st.noscript);
     let json_ld = std::mem::take(&mut st.json_ld_texts);
+    // Decoded whole: a text node's chunks may split an entity.
+    let hidden_text = text::decode_entities(&std::mem::take(&mut st.hidden_text)).into_owned();
     let b = st.builder;
     // Some sites (Discourse forums, for one) serve their text to clients
     // without JavaScript only inside <noscript>: when it holds much more text
@@ -167,16 +172,25 @@ fn analyse_with(
                 outer.captures = std::mem::take(&mut inner.captures);
                 outer.times.append(&mut inner.times);
             }
+            // The outer page's text is still in its markup: hidden text, for
+            // item sets to find there.
+            let mut all = std::mem::take(&mut inner.hidden_text);
+            for t in [&b.text, &hidden_text] {
+                all.push('\n');
+                all.push_str(t);
+            }
             return Ok(Analysis {
                 title,
                 json_ld,
                 outline,
+                hidden_text: all,
                 ..inner
             });
         }
     }
     Ok(Analysis {
         text: b.text,
+        hidden_text,
         segments: b.segments,
         blocks: b.blocks,
         trailing_tags,

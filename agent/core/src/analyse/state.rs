@@ -60,6 +60,8 @@ pub(super) struct Open {
 }
 
 pub(super) const NO_CAPTURE: u32 = u32::MAX;
+/// Hidden text kept at most, in bytes: a page hiding megabytes gets its first.
+const MAX_HIDDEN_TEXT: usize = 1 << 20;
 const NO_NAME: u32 = u32::MAX;
 
 /// The hint bits: only the innermost hinted element speaks for the text.
@@ -70,6 +72,14 @@ pub(super) struct State {
     pub(super) builder: text::TextBuilder,
     pub(super) stack: Vec<Open>,
     pub(super) hidden: u32,
+    /// Open elements whose content is never text (`script`, `style`,
+    /// `template`...): hidden text inside them is not kept in `hidden_text`.
+    pub(super) invisible: u32,
+    /// Text of hidden elements (`hidden`, `display: none`, `aria-hidden`,
+    /// visually-hidden classes), a space between text nodes: not the page's
+    /// visible text, but in its markup for any text pipeline to keep — where
+    /// item sets look too (a quiz's collapsed answer, a hidden tab).
+    pub(super) hidden_text: String,
     pub(super) link: u32,
     pub(super) content: u32,
     pub(super) in_title: bool,
@@ -127,6 +137,7 @@ impl State {
             .map_or_else(tags::Marks::default, |o| o.marks)
             .push(open.name, self.stack.len());
         self.hidden += open.hidden as u32;
+        self.invisible += (open.kind == TagKind::Invisible) as u32;
         self.link += open.link as u32;
         self.stack.push(open);
     }
@@ -311,6 +322,7 @@ impl State {
         }
         for open in self.stack.drain(idx..) {
             self.hidden -= open.hidden as u32;
+            self.invisible -= (open.kind == TagKind::Invisible) as u32;
             self.link -= open.link as u32;
             self.content -= open.content as u32;
             if let Some(outline) = self.outline.as_deref_mut() {
@@ -397,6 +409,13 @@ impl State {
     fn data_text(&mut self, chunk: &str, last: bool) {
         if self.hidden > 0 {
             self.pending.clear();
+            if self.invisible == 0 && self.hidden_text.len() < MAX_HIDDEN_TEXT {
+                // Entities are decoded once the page is read (`analyse`).
+                self.hidden_text.push_str(chunk);
+                if last {
+                    self.hidden_text.push(' ');
+                }
+            }
             return;
         }
         let (role, path) = self

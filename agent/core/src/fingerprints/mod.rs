@@ -7,13 +7,16 @@
 //! - `immutables`: the words no spinner can change, in order, as sampled
 //!   k-grams (spun copies);
 //! - `simhash`: SimHashes in banded tables, where every fingerprint within
-//!   a few bits is found (near duplicates).
+//!   a few bits is found (near duplicates);
+//! - `wordgrams`: every word n-gram of running text, across line breaks
+//!   (short labeled items).
 
 pub mod chunks;
 pub mod immutables;
 pub mod shingles;
 pub mod simhash;
 pub mod stopchunks;
+pub mod wordgrams;
 
 /// SplitMix64 (Steele, Lea and Flood 2014): the next of a stream of 64-bit
 /// values as uniform as SHA-1 prefixes, the same on every machine. What the

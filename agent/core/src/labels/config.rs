@@ -45,6 +45,29 @@ pub struct LabelSettings {
     /// are judged the original, as the set's own origin's are.
     #[serde(default)]
     pub origins: BTreeMap<String, Vec<String>>,
+    /// `[labels.items]`: when a page contains an item of an item set.
+    pub items: ItemSettings,
+}
+
+/// `[labels.items]`: the rule a page contains an item by (`labeled_item`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemSettings {
+    /// At least this many of the item's word 8-grams, in its order ...
+    pub min_grams: u32,
+    /// ... and at least this share of its question's grams.
+    pub min_share: f64,
+    /// Items a verdict names (`items`); `items_found` counts them all.
+    pub listed: usize,
+}
+
+impl ItemSettings {
+    pub fn rule(&self) -> super::items::ItemRule {
+        super::items::ItemRule {
+            min_grams: self.min_grams,
+            min_share: self.min_share,
+        }
+    }
 }
 
 /// `[labels.hub]`: where an agent follows labeled-set versions from
@@ -136,6 +159,15 @@ impl LabelSettings {
         anyhow::ensure!(
             self.near_duplicate_bits <= crate::fingerprints::simhash::MAX_DISTANCE,
             "configuration: key `labels.near_duplicate_bits`: must be at most 3 (the banded tables find every page within 3 bits, not beyond)"
+        );
+        anyhow::ensure!(
+            self.items.min_grams >= 2,
+            "configuration: key `labels.items.min_grams`: must be at least 2 (one gram is a quotation of {} words)",
+            crate::fingerprints::wordgrams::N
+        );
+        anyhow::ensure!(
+            self.items.min_share > 0.0 && self.items.min_share <= 1.0,
+            "configuration: key `labels.items.min_share`: must be in (0, 1]"
         );
         self.added_origins()?;
         let public = self.public_key()?;

@@ -10,8 +10,12 @@
 //! removed      u64 count, then keys ascending
 //! added        u64 count, then SimHashes ascending      (format 2)
 //! removed      u64 count, then SimHashes ascending      (format 2)
+//! item section u64 length, then the target file's item section whole (format 3)
 //! signature    64 bytes: the target file's signature
 //! ```
+//! An item set's items travel whole in each delta: they are identities and
+//! ordered grams, not a sorted key list, and an item set is small beside the
+//! article sets a delta is for (docs/labels.md, "Item sets").
 //! A delta is not signed itself: applying it rebuilds the target file byte
 //! for byte, and the target file's signature is checked. A wrong or tampered
 //! delta therefore fails exactly like a tampered file.
@@ -19,7 +23,7 @@
 use super::file::{self, FileError, SetFile};
 
 pub const MAGIC: &[u8; 8] = b"CSLDELTA";
-const FORMAT: u16 = 2;
+const FORMAT: u16 = 3;
 
 /// Why a delta could not be applied.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +88,9 @@ pub fn diff(from: &SetFile, to: &SetFile) -> Vec<u8> {
             out.extend_from_slice(&k.to_le_bytes());
         }
     }
+    let items = to.item_bytes();
+    out.extend_from_slice(&(items.len() as u64).to_le_bytes());
+    out.extend_from_slice(items);
     out.extend_from_slice(&to.signature());
     out
 }
@@ -148,7 +155,7 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
         return Err(DeltaError::Magic);
     }
     let format = u16::from_le_bytes(take(2)?.try_into().expect("2"));
-    if format != 1 && format != FORMAT {
+    if !(1..=FORMAT).contains(&format) {
         return Err(DeltaError::Magic);
     }
     let from_version = u64::from_le_bytes(take(8)?.try_into().expect("8"));
@@ -182,6 +189,12 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8"))),
         );
     }
+    let items = if format >= 3 {
+        let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+        take(usize::try_from(n).map_err(|_| DeltaError::Truncated)?)?.to_vec()
+    } else {
+        Vec::new()
+    };
     let signature: [u8; 64] = take(64)?.try_into().expect("64");
     if at != delta.len() {
         return Err(DeltaError::Truncated);
@@ -211,6 +224,7 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
     let out = file::assemble(
         &header_bytes,
         &file::Contents { keys, simhashes },
+        &items,
         &signature,
     );
     Ok((
@@ -264,7 +278,7 @@ mod tests {
         // An added key changed (9 → 7: still in order, same count): the
         // rebuilt file is not the one the hub signed.
         let mut bad = d.clone();
-        let at = bad.len() - 64 - (8 + 8) - (8 + 8) - 8 * 2 - 8 - 8 - 8;
+        let at = bad.len() - 64 - 8 - (8 + 8) - (8 + 8) - 8 * 2 - 8 - 8 - 8;
         assert_eq!(bad[at], 9);
         bad[at] = 7;
         let (out, _) = apply(&f1, &bad).unwrap();
@@ -272,5 +286,49 @@ mod tests {
             SetFile::open(&out, &key.verifying_key()).unwrap_err(),
             FileError::Signature
         );
+    }
+
+    #[test]
+    fn an_item_set_delta_carries_its_items_whole() {
+        use crate::labels::items::{Item, ItemTable};
+        let key = SigningKey::from_bytes(&[9; 32]);
+        let table = |ids: &[&str]| ItemTable {
+            tasks: vec!["quiz".into()],
+            items: ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| Item {
+                    task: 0,
+                    id: id.to_string(),
+                    words: 12,
+                    question: 2,
+                    grams: vec![(i as u64 + 1) << 8, ((i as u64 + 1) << 8) | 1, 7 << 40],
+                })
+                .collect(),
+        };
+        let (t1, t2) = (table(&["a", "b"]), table(&["a", "b", "c"]));
+        let empty = file::Contents::default();
+        let v1 = file::encode_with_items(
+            &file::Header::new("q", 1, 0, 0),
+            &empty,
+            Some((&t1, 8)),
+            &key,
+        );
+        let v2 = file::encode_with_items(
+            &file::Header::new("q", 2, 0, 0),
+            &empty,
+            Some((&t2, 8)),
+            &key,
+        );
+        let (f1, f2) = (SetFile::parse(&v1).unwrap(), SetFile::parse(&v2).unwrap());
+        assert_eq!(f2.header.format, 5);
+        assert_eq!(f2.items().unwrap().unwrap(), t2);
+        let (out, _) = apply(&f1, &diff(&f1, &f2)).unwrap();
+        assert_eq!(out, v2);
+        let opened = SetFile::open(&out, &key.verifying_key()).unwrap();
+        assert_eq!(opened.items().unwrap().unwrap().items.len(), 3);
+        // A set without items stays in its older format, with no item section.
+        let plain = file::encode(&file::Header::new("p", 1, 0, 0), &empty, &key);
+        assert!(SetFile::parse(&plain).unwrap().items().unwrap().is_none());
     }
 }

@@ -25,9 +25,15 @@
 //! immutable_k  u8       immutables per gram
 //! immutable_sample u16  one gram in this many was kept
 //! dictionary   u16      version of the mutables dictionary (rules/mutables.tsv.gz)
+//! -- format 5 --
+//! item_version u8       wordgrams::GRAM_VERSION of the item grams; 0 = no items
+//! item_n       u8       words per item gram
+//! items        u64      number of items
+//! item_bytes   u64      length of the item section
 //! -- all --
 //! keys         entries × u64, strictly ascending
 //! simhashes    simhashes × u64, strictly ascending (format 2)
+//! item section item_bytes (format 5; `items::ItemTable`)
 //! signature    64 bytes: ed25519 over every byte above
 //! ```
 //! All integers little-endian. The keys are chunk keys, sampled shingle
@@ -41,11 +47,11 @@
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
 pub const MAGIC: &[u8; 8] = b"CSLABELS";
-/// The newest format this build writes (for a set with immutables; one
-/// without is written in format 3 when it names its origin, else in format
-/// 2, so older builds read every set that needs nothing newer); it reads
-/// every format from 1.
-pub const FORMAT: u16 = 4;
+/// The newest format this build writes (for an item set; a set with
+/// immutables is written in format 4, one without in format 3 when it names
+/// its origin, else in format 2, so older builds read every set that needs
+/// nothing newer); it reads every format from 1.
+pub const FORMAT: u16 = 5;
 /// Origin sites a set may name, and the longest one.
 pub const MAX_ORIGINS: usize = 4096;
 pub const MAX_ORIGIN_LEN: usize = 2048;
@@ -94,6 +100,19 @@ pub struct Header {
     /// The mutables dictionary's version the immutables were taken with.
     #[serde(default)]
     pub dictionary: u16,
+    /// `wordgrams::GRAM_VERSION` of the item grams (format 5; 0: not an item set).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub item_version: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub item_n: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub items: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub item_bytes: u64,
+}
+
+fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 fn format_1() -> u16 {
@@ -123,6 +142,10 @@ pub enum FileError {
     Order(u64),
     #[error("origin sites: {0}")]
     Origins(&'static str),
+    #[error("item grams v{0} of {1} words: this build makes v{2}, of 4 to 16 words; items would never match")]
+    ItemGrams(u8, u8, u8),
+    #[error("item section: {0}")]
+    Items(&'static str),
     #[error("{0} bytes after the signature")]
     Trailing(usize),
     #[error("signature does not verify with the configured public key")]
@@ -137,6 +160,7 @@ pub struct SetFile<'a> {
     header_bytes: &'a [u8],
     keys: &'a [u8],
     simhashes: &'a [u8],
+    items: &'a [u8],
     signed: &'a [u8],
     signature: &'a [u8],
 }
@@ -190,6 +214,12 @@ impl Header {
             out.extend_from_slice(&self.immutable_sample.to_le_bytes());
             out.extend_from_slice(&self.dictionary.to_le_bytes());
         }
+        if self.format >= 5 {
+            out.push(self.item_version);
+            out.push(self.item_n);
+            out.extend_from_slice(&self.items.to_le_bytes());
+            out.extend_from_slice(&self.item_bytes.to_le_bytes());
+        }
         out
     }
 
@@ -234,6 +264,10 @@ impl Header {
             immutable_k: 0,
             immutable_sample: 0,
             dictionary: 0,
+            item_version: 0,
+            item_n: 0,
+            items: 0,
+            item_bytes: 0,
         };
         if format >= 2 {
             header.shingle_version = r.take(1, "shingle version")?[0];
@@ -259,6 +293,12 @@ impl Header {
             header.immutable_sample = u16::from_le_bytes(r.array("immutable sample")?);
             header.dictionary = u16::from_le_bytes(r.array("dictionary")?);
         }
+        if format >= 5 {
+            header.item_version = r.take(1, "item version")?[0];
+            header.item_n = r.take(1, "item n")?[0];
+            header.items = u64::from_le_bytes(r.array("items")?);
+            header.item_bytes = u64::from_le_bytes(r.array("item bytes")?);
+        }
         Ok((header, r.at))
     }
 
@@ -282,6 +322,32 @@ impl Header {
             immutable_k: 0,
             immutable_sample: 0,
             dictionary: 0,
+            item_version: 0,
+            item_n: 0,
+            items: 0,
+            item_bytes: 0,
+        }
+    }
+
+    /// Whether the set holds items (format 5).
+    pub fn has_items(&self) -> bool {
+        self.item_version != 0
+    }
+
+    /// Whether the set's item grams were made the way this build makes them
+    /// (any `n` from 4 to 16 words: the set says which).
+    pub fn check_items(&self) -> Result<(), FileError> {
+        use crate::fingerprints::wordgrams::GRAM_VERSION;
+        if self.item_version == 0
+            || (self.item_version == GRAM_VERSION && (4..=16).contains(&self.item_n))
+        {
+            Ok(())
+        } else {
+            Err(FileError::ItemGrams(
+                self.item_version,
+                self.item_n,
+                GRAM_VERSION,
+            ))
         }
     }
 
@@ -368,10 +434,34 @@ pub struct Contents {
 /// Writes a signed labeled-set file (`header.entries` and `header.simhashes`
 /// are set from `contents`). A format-1 header can hold no SimHashes.
 pub fn encode(header: &Header, contents: &Contents, key: &SigningKey) -> Vec<u8> {
+    encode_with_items(header, contents, None, key)
+}
+
+/// `encode`, for a set that may hold items (an item set is format 5).
+pub fn encode_with_items(
+    header: &Header,
+    contents: &Contents,
+    items: Option<(&super::items::ItemTable, usize)>,
+    key: &SigningKey,
+) -> Vec<u8> {
     let mut header = header.clone();
+    let mut section = Vec::new();
+    if let Some((table, n)) = items {
+        table.encode(&mut section);
+        header.item_version = crate::fingerprints::wordgrams::GRAM_VERSION;
+        header.item_n = n as u8;
+        header.items = table.items.len() as u64;
+    } else {
+        header.item_version = 0;
+        header.item_n = 0;
+        header.items = 0;
+    }
+    header.item_bytes = section.len() as u64;
     // The oldest format that holds what the set has, so older builds read it.
     if header.format >= 2 {
-        header.format = if header.immutable_version != 0 {
+        header.format = if items.is_some() {
+            5
+        } else if header.immutable_version != 0 {
             4
         } else if !header.origins.is_empty() {
             3
@@ -393,6 +483,7 @@ pub fn encode(header: &Header, contents: &Contents, key: &SigningKey) -> Vec<u8>
     let mut out = header.encode();
     push_u64s(&mut out, &contents.keys);
     push_u64s(&mut out, &contents.simhashes);
+    out.extend_from_slice(&section);
     let signature = key.sign(&out);
     out.extend_from_slice(&signature.to_bytes());
     out
@@ -405,13 +496,20 @@ fn push_u64s(out: &mut Vec<u8>, values: &[u64]) {
     }
 }
 
-/// Assembles a file from a header, its contents and a signature made
-/// elsewhere (a delta carries the hub's signature of the file it produces).
-pub fn assemble(header_bytes: &[u8], contents: &Contents, signature: &[u8; 64]) -> Vec<u8> {
+/// Assembles a file from a header, its contents, its item section and a
+/// signature made elsewhere (a delta carries the hub's signature of the file
+/// it produces).
+pub fn assemble(
+    header_bytes: &[u8],
+    contents: &Contents,
+    items: &[u8],
+    signature: &[u8; 64],
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(header_bytes.len());
     out.extend_from_slice(header_bytes);
     push_u64s(&mut out, &contents.keys);
     push_u64s(&mut out, &contents.simhashes);
+    out.extend_from_slice(items);
     out.extend_from_slice(signature);
     out
 }
@@ -434,7 +532,12 @@ impl<'a> SetFile<'a> {
             .and_then(|n| n.checked_add(keys_end))
             .filter(|&e| e <= bytes.len())
             .ok_or(FileError::Truncated("simhashes"))?;
-        let sig_end = simhashes_end + SIGNATURE_LEN;
+        let items_end = usize::try_from(header.item_bytes)
+            .ok()
+            .and_then(|n| n.checked_add(simhashes_end))
+            .filter(|&e| e <= bytes.len())
+            .ok_or(FileError::Truncated("item section"))?;
+        let sig_end = items_end + SIGNATURE_LEN;
         if sig_end > bytes.len() {
             return Err(FileError::Truncated("signature"));
         }
@@ -446,8 +549,9 @@ impl<'a> SetFile<'a> {
             header_bytes: &bytes[..at],
             keys: &bytes[at..keys_end],
             simhashes: &bytes[keys_end..simhashes_end],
-            signed: &bytes[..simhashes_end],
-            signature: &bytes[simhashes_end..],
+            items: &bytes[simhashes_end..items_end],
+            signed: &bytes[..items_end],
+            signature: &bytes[items_end..],
         };
         ascending(file.keys(), 0)?;
         ascending(file.simhashes(), file.header.entries)?;
@@ -463,6 +567,7 @@ impl<'a> SetFile<'a> {
         }
         file.header.check_shingles()?;
         file.header.check_immutables()?;
+        file.header.check_items()?;
         file.verify(public)?;
         Ok(file)
     }
@@ -499,6 +604,25 @@ impl<'a> SetFile<'a> {
 
     pub fn header_bytes(&self) -> &'a [u8] {
         self.header_bytes
+    }
+
+    /// The item section's bytes (empty for a set without items).
+    pub fn item_bytes(&self) -> &'a [u8] {
+        self.items
+    }
+
+    /// The items (`None` for a set without items).
+    pub fn items(&self) -> Result<Option<super::items::ItemTable>, FileError> {
+        if !self.header.has_items() {
+            return Ok(None);
+        }
+        let table = super::items::ItemTable::decode(self.items)?;
+        if table.items.len() as u64 != self.header.items {
+            return Err(FileError::Items(
+                "the header's item count differs from the section's",
+            ));
+        }
+        Ok(Some(table))
     }
 
     pub fn signature(&self) -> [u8; 64] {

@@ -12,12 +12,15 @@
 //! - `file`: the signed binary format; `delta`: differences between versions;
 //! - `build`: informed discovery (hash an expert corpus); `count`: blind
 //!   discovery (count chunks, merge counts, keep the frequent ones);
+//! - `items`: sets of short items (benchmark questions), matched by word
+//!   n-grams;
 //! - `keys`: ed25519 key files; `follow`: the agent side of the hub.
 
 pub mod compact;
 pub mod config;
 pub mod delta;
 pub mod file;
+pub mod items;
 pub mod keys;
 pub mod origin;
 pub mod protocol;
@@ -84,6 +87,8 @@ pub struct LabeledSet {
     pub origins: origin::Origins,
     /// Its keys include immutable grams (format 4): it finds spun copies.
     pub immutables: bool,
+    /// Its items (format 5): short texts found by their word n-grams.
+    pub items: Option<items::ItemIndex>,
 }
 
 impl LabeledSet {
@@ -98,6 +103,9 @@ impl LabeledSet {
             simhashes: SimhashIndex::new(&file.simhashes().collect::<Vec<_>>()),
             origins: origin::Origins::new(&file.header.origins).map_err(anyhow::Error::msg)?,
             immutables: file.header.immutable_version != 0,
+            items: file
+                .items()?
+                .map(|t| items::ItemIndex::new(t, file.header.item_n as usize)),
         })
     }
 
@@ -192,6 +200,7 @@ impl LabeledSets {
                     simhashes: SimhashIndex::default(),
                     origins: origin::Origins::new(origins.get(name).map_or(&[][..], |v| v))?,
                     immutables: false,
+                    items: None,
                 })
             })
             .collect()
@@ -258,6 +267,11 @@ impl LabeledSets {
             }
         }
         best
+    }
+
+    /// Whether a set holds items: pages' word n-grams are then looked up.
+    pub fn carry_items(&self) -> bool {
+        self.sets.iter().any(|s| s.items.is_some())
     }
 
     /// Whether a set carries immutable grams: pages' are then looked up.

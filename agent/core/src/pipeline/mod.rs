@@ -15,6 +15,7 @@ use crate::fingerprints::chunks::{self, Chunks};
 use crate::fingerprints::immutables::{self, Dictionary};
 use crate::fingerprints::shingles::Shingler;
 use crate::fingerprints::stopchunks::StopChunks;
+use crate::fingerprints::wordgrams;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
 use crate::labels::origin::Origins;
@@ -22,7 +23,7 @@ use crate::labels::{LabeledSets, LabelsHandle};
 use crate::language;
 use crate::settings::{Settings, UnknownLanguage};
 use crate::styles;
-use crate::verdict::{Kind, Reason, Verdict};
+use crate::verdict::{ItemMatch, Kind, Reason, Verdict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -349,13 +350,18 @@ impl Pipeline {
             v.reasons.insert(0, reason);
         };
         match filters::reject(&analysis, &content, &s.filters) {
-            Some(Reason::NoVisibleText) => return drop(v, Reason::NoVisibleText),
+            Some(Reason::NoVisibleText) => {
+                drop(v, Reason::NoVisibleText);
+                // Hidden text may still hold an item.
+                return self.match_items(labels, &analysis, v);
+            }
             Some(reason) => {
                 drop(v, reason);
                 // A copier with short pages is still a copier: the content a
                 // dropped page holds is matched, its copy rules follow the drop
                 // reason as notes, and it counts in its neighborhoods.
-                return self.match_content(labels, &content, &analysis, v);
+                self.match_content(labels, &content, &analysis, v);
+                return self.match_items(labels, &analysis, v);
             }
             None => {}
         }
@@ -377,6 +383,7 @@ impl Pipeline {
             drop(v, Reason::Language);
         }
         self.match_content(labels, &content, &analysis, v);
+        self.match_items(labels, &analysis, v);
         if s.output.content && v.verdict != Kind::Drop {
             v.content = Some(content.text(&analysis));
         }
@@ -392,9 +399,7 @@ impl Pipeline {
     ) {
         // A dropped page is chunked only to be matched (or counted): with no
         // labeled set there is nothing to find, and junk pages should stay cheap.
-        if content.words == 0
-            || (v.verdict == Kind::Drop && labels.sets().is_empty() && !self.count)
-        {
+        if content.words == 0 || (v.verdict == Kind::Drop && labels.is_empty() && !self.count) {
             return;
         }
         let carry = labels.carry_immutables();
@@ -429,6 +434,73 @@ impl Pipeline {
             origin,
         );
         crate::copies::evidence::decide(&evidence, &chunks, labels, &self.settings.labels, v);
+    }
+}
+
+impl Pipeline {
+    /// The items of item sets the page contains, looked for in its whole
+    /// visible text — boilerplate, lists and tables too — and then in the
+    /// text of its hidden elements: a benchmark item may be set out anywhere
+    /// (a quiz's collapsed answer), and its words run on across the page's
+    /// line and block breaks (`fingerprints::wordgrams`).
+    fn match_items(&self, labels: &LabeledSets, analysis: &Analysis, v: &mut Verdict) {
+        if !labels.carry_items() {
+            return;
+        }
+        let (mut buf, mut words) = (String::new(), Vec::new());
+        wordgrams::word_hashes(&analysis.text, &mut buf, &mut words);
+        wordgrams::word_hashes(&analysis.hidden_text, &mut buf, &mut words);
+        // Sets made with the same words per gram (all, as a rule) share them.
+        let (mut grams, mut grams_n) = (Vec::with_capacity(words.len()), 0);
+        let items = &self.settings.labels.items;
+        let rule = items.rule();
+        let (mut hits, mut found) = (Vec::new(), Vec::new());
+        for set in labels.sets() {
+            let Some(index) = &set.items else { continue };
+            if grams_n != index.n {
+                grams.clear();
+                wordgrams::grams(&words, index.n, |_, g| grams.push(g));
+                grams_n = index.n;
+            }
+            hits.clear();
+            for (at, &g) in grams.iter().enumerate() {
+                index.hits(g, at as u32, &mut hits);
+            }
+            for f in index.found(&mut hits, &rule) {
+                let item = &index.items[f.item as usize];
+                let share = f64::from(f.matched) / f64::from(item.grams.max(1));
+                found.push((share.min(1.0), set, f.item));
+            }
+        }
+        v.items_found = found.len() as u32;
+        // The most complete first: where a page holds an item and its
+        // siblings (items sharing a passage), the item itself leads.
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(&b.2)));
+        for (share, set, i) in found.into_iter().take(items.listed) {
+            let index = set.items.as_ref().expect("a set with items");
+            let item = &index.items[i as usize];
+            v.items.push(ItemMatch {
+                set: set.name.clone(),
+                task: index.tasks[item.task as usize].clone(),
+                id: item.id.clone(),
+                share: (share * 1000.0).round() / 1000.0,
+            });
+        }
+        if v.items_found == 0 {
+            return;
+        }
+        // After the drop reason (a dropped page keeps its verdict; the item
+        // is a note) and the copy rules.
+        let first = usize::from(v.verdict == Kind::Drop).min(v.reasons.len());
+        let at = first
+            + v.reasons[first..]
+                .iter()
+                .take_while(|r| r.is_copy())
+                .count();
+        v.reasons.insert(at, Reason::LabeledItem);
+        if v.verdict != Kind::Drop {
+            v.verdict = Kind::Flag;
+        }
     }
 }
 

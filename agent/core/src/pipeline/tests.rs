@@ -269,6 +269,7 @@ fn a_short_copy_is_dropped_and_matched() {
         simhashes: crate::fingerprints::simhash::SimhashIndex::new(&[m.simhash.unwrap()]),
         origins: Default::default(),
         immutables: false,
+        items: None,
     };
     let sets = LabeledSets::empty()
         .with_set(std::sync::Arc::new(set))

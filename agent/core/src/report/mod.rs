@@ -13,6 +13,7 @@ use std::fmt::Write;
 
 mod analyses;
 mod chart;
+pub mod contamination;
 mod lists;
 
 use chart::chart;
@@ -35,6 +36,20 @@ pub struct Report {
     pub spun: Vec<crate::spun::Line>,
     /// Flagged and error pages, and the stream's site flags.
     pub lists: Listed,
+    /// Items of item sets found, per set and task.
+    pub contamination: contamination::Contamination,
+}
+
+/// The report's figures as JSON (`report --json`).
+#[derive(serde::Serialize)]
+pub struct Summary<'a> {
+    pub sources: &'a [String],
+    pub verdicts: u64,
+    pub kinds: &'a BTreeMap<String, u64>,
+    pub reasons: &'a BTreeMap<String, u64>,
+    pub languages: &'a BTreeMap<String, u64>,
+    pub unreadable_lines: u64,
+    pub contamination: Vec<contamination::SetSummary>,
 }
 
 impl Report {
@@ -51,6 +66,20 @@ impl Report {
             quilts: Vec::new(),
             spun: Vec::new(),
             lists: Listed::default(),
+            contamination: Default::default(),
+        }
+    }
+
+    /// The figures a program reads (`report --json`).
+    pub fn summary(&self) -> Summary<'_> {
+        Summary {
+            sources: &self.sources,
+            verdicts: self.verdicts,
+            kinds: &self.kinds,
+            reasons: &self.reasons,
+            languages: &self.languages,
+            unreadable_lines: self.unreadable,
+            contamination: self.contamination.summary(),
         }
     }
 
@@ -68,6 +97,7 @@ impl Report {
         }
         self.verdicts += 1;
         self.lists.add(&v);
+        self.contamination.add(&v);
         *self
             .kinds
             .entry(v.verdict.clone().unwrap_or_default())
@@ -149,6 +179,7 @@ impl Report {
         );
         lists::neighborhood_table(&mut h, &folded);
         self.lists.flags_section(&mut h);
+        self.contamination.section(&mut h);
         self.lists.pages_section(&mut h);
         self.styles_section(&mut h);
         self.quilts_section(&mut h);
