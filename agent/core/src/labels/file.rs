@@ -402,13 +402,15 @@ impl Header {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// Reads a file's fields in order; running out of bytes is `Truncated`,
+/// naming the field (the header here, the item section in `items`).
+pub(super) struct Reader<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FileError> {
+    pub(super) fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FileError> {
         let end = self
             .at
             .checked_add(n)
@@ -418,7 +420,10 @@ impl<'a> Reader<'a> {
         self.at = end;
         Ok(s)
     }
-    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], FileError> {
+    pub(super) fn array<const N: usize>(
+        &mut self,
+        what: &'static str,
+    ) -> Result<[u8; N], FileError> {
         Ok(self.take(N, what)?.try_into().expect("took N bytes"))
     }
 }

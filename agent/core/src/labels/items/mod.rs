@@ -26,7 +26,7 @@
 pub mod build;
 pub mod read;
 
-use super::file::FileError;
+use super::file::{FileError, Reader};
 
 /// Most items a set holds (item numbers are `u32`; this bounds a hostile file).
 pub const MAX_ITEMS: usize = 50_000_000;
@@ -152,31 +152,19 @@ fn push_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s);
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// The section's own fields, over the file's reader.
+trait Fields {
+    fn u16(&mut self, what: &'static str) -> Result<u16, FileError>;
+    fn u32(&mut self, what: &'static str) -> Result<u32, FileError>;
+    fn string(&mut self, what: &'static str) -> Result<String, FileError>;
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FileError> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or(FileError::Truncated(what))?;
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
+impl Fields for Reader<'_> {
     fn u16(&mut self, what: &'static str) -> Result<u16, FileError> {
-        Ok(u16::from_le_bytes(
-            self.take(2, what)?.try_into().expect("2"),
-        ))
+        Ok(u16::from_le_bytes(self.array(what)?))
     }
     fn u32(&mut self, what: &'static str) -> Result<u32, FileError> {
-        Ok(u32::from_le_bytes(
-            self.take(4, what)?.try_into().expect("4"),
-        ))
+        Ok(u32::from_le_bytes(self.array(what)?))
     }
     fn string(&mut self, what: &'static str) -> Result<String, FileError> {
         let n = self.u16(what)? as usize;
