@@ -71,9 +71,12 @@ VERDICT_DDL = ", ".join(
         "labels array<struct<label: string, chunks: bigint, shingles: bigint, immutables: bigint>>",
         "labels_version string",
         "origin_of array<string>",
+        "items array<struct<set: string, task: string, id: string, share: double>>",
+        "items_found bigint",
         "content_sha1 string",
         "content string",
         "style_fp string",
+        "revisit_of struct<record_id: string, url: string, date: string, payload_digest: string, profile: string>",
         "elapsed_us bigint",
         "error string",
     ]

@@ -118,14 +118,16 @@ def test_judging_on_spark_gives_scans_verdicts_as_parquet_rows(repo, cli, key, i
     bad = tmp_path / "bad.html.gz"
     bad.write_bytes(b"\x1f\x8b\x08\x00" + b"not gzip at all" * 10)
     public = str(key) + ".pub"
-    scanned = subprocess.run([cli, "scan", "-q", "--content", "-l", labels, "--set", f"labels.public_key_file={public}",
-                              *inputs, bad], capture_output=True, text=True, env=env)
+    items = item_set(cli, key, inputs, tmp_path, env)
+    scanned = subprocess.run([cli, "scan", "-q", "--content", "-l", labels, "-l", items,
+                              "--set", f"labels.public_key_file={public}", *inputs, bad],
+                             capture_output=True, text=True, env=env)
     assert scanned.returncode == 0, scanned.stderr
     expected = {v["id"]: v for v in map(json.loads, scanned.stdout.splitlines()) if "verdict" in v}
 
     parquet, jsonl = tmp_path / "v.parquet", tmp_path / "v.jsonl"
-    job(repo, "judge.py", "--content", "-l", labels, "--public-key", public, "--parquet", parquet, "--jsonl", jsonl,
-        *inputs, bad)
+    job(repo, "judge.py", "--content", "-l", labels, "-l", items, "--public-key", public, "--parquet", parquet,
+        "--jsonl", jsonl, *inputs, bad)
     rows = pq.read_table(parquet).to_pylist()
     lines = [json.loads(l) for f in sorted(jsonl.glob("part-*")) for l in f.read_text().splitlines()]
     assert len(rows) == len(lines) == len(expected) == 70
@@ -144,3 +146,46 @@ def test_judging_on_spark_gives_scans_verdicts_as_parquet_rows(repo, cli, key, i
         want = without_nulls({k: x for k, x in e.items() if k != "elapsed_us"})
         assert got == want, row["url"]
     assert any(r["content"] for r in rows) and any(r["labels"] for r in rows)
+    # The item set's item is found on the page it was taken from, and named in its row.
+    found = [r for r in rows if r["items"]]
+    assert found and all(r["items_found"] >= 1 and r["items"][0]["set"] == "quiz" for r in found), found
+
+
+def item_set(cli, key, inputs, tmp_path, env):
+    """An item set of one item: 25 words out of the first long page's content
+    (a benchmark question quoted on a page, as a decontamination set has it)."""
+    out = subprocess.run([cli, "scan", "-q", "--content", *inputs], capture_output=True, text=True, env=env, check=True)
+    content = next(v["content"] for v in map(json.loads, out.stdout.splitlines())
+                   if len((v.get("content") or "").split()) >= 60)
+    text = tmp_path / "item.txt"
+    text.write_text(" ".join(content.split()[20:45]) + "\n")
+    items = tmp_path / "quiz.csl"
+    subprocess.run([cli, "labels", "build", "--items", "text", "--name", "quiz", "--key", key, "-o", items, text],
+                   check=True, capture_output=True, env=env)
+    return items
+
+
+def test_the_verdict_schema_has_every_field_of_the_verdict(repo):
+    """Spark's `from_json` drops a field the schema does not name, silently:
+    every field the agent's `Verdict` serialises is a column."""
+    import re
+    from crawlsieve.spark import VERDICT_DDL
+
+    src = (repo / "agent" / "core" / "src" / "verdict.rs").read_text()
+    body = src[src.index("pub struct Verdict {"):]
+    body = body[:body.index("\n}\n")]
+    fields, skipped = [], False
+    for line in map(str.strip, body.splitlines()):
+        if line.startswith("#[serde(skip)]"):
+            skipped = True
+        elif m := re.match(r"pub (\w+):", line):
+            if not skipped:
+                fields.append(m.group(1))
+            skipped = False
+    columns, depth, start = [], 0, 0
+    for i, c in enumerate(VERDICT_DDL + ","):
+        depth += {"<": 1, ">": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            columns.append(VERDICT_DDL[start:i].strip().split(" ", 1)[0])
+            start = i + 1
+    assert len(fields) > 30 and set(fields) == set(columns), (set(fields) ^ set(columns))

@@ -18,3 +18,20 @@ pub fn prefetch<T>(x: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
+
+/// As [`prefetch`], for a line read once and not again soon (a probe of a
+/// large filter): brought near the core without displacing what the rest
+/// of the pipeline keeps in the outer caches.
+#[inline(always)]
+pub fn prefetch_once<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `prefetch`.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_NTA }>(
+            x as *const T as *const i8,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

@@ -20,7 +20,7 @@
 //!    (`P` below), so each gram costs O(1) however long `n` is.
 
 use super::chunks::normalise;
-use super::shingles::words;
+use super::shingles::{unspaced, words};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Bumped whenever the specification above changes; item sets record it.
@@ -31,9 +31,135 @@ pub const N: usize = 8;
 const P: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The word hashes of `text`, appended to `out` (`buf` is scratch space).
+///
+/// Every word of a page's whole text is hashed, so the common case is read
+/// a byte at a time and folded as it is read: ASCII, and the letters below
+/// U+0900 (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic) whose
+/// normalised form is one letter ([`folded`]). Any other stretch, up to the
+/// next ASCII separator (always a word boundary), takes the
+/// specification's path: [`words`], then [`normalise`] a word.
 pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
+    let (bytes, table) = (text.as_bytes(), folded());
+    let mut word = [0u8; 128];
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let (mut len, mut slow) = (0, false);
+        while i < bytes.len() {
+            let b = BYTES[bytes[i] as usize];
+            if b == SEPARATOR {
+                break;
+            }
+            if b != NOT_ASCII {
+                if let Some(w) = word.get_mut(len) {
+                    *w = b;
+                }
+                (len, i) = (len + 1, i + 1);
+                continue;
+            }
+            let c = text[i..].chars().next().expect("a character starts here");
+            match table.get(c as usize).copied().unwrap_or(SLOW) {
+                SEP => break,
+                SLOW => {
+                    slow = true;
+                    break;
+                }
+                f => {
+                    let f = char::from_u32(u32::from(f)).expect("a folded letter");
+                    if len + f.len_utf8() <= word.len() {
+                        f.encode_utf8(&mut word[len..]);
+                    }
+                    (len, i) = (len + f.len_utf8(), i + c.len_utf8());
+                }
+            }
+        }
+        if slow || len > word.len() {
+            i = any_script(text, start, buf, out);
+        } else if len > 0 {
+            out.push(xxh3_64(&word[..len]));
+        } else {
+            // A separator: one byte of ASCII, or one character.
+            i += text[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+}
+
+/// A byte's part in a word: an ASCII letter or digit stands for itself
+/// lower-cased; the rest of ASCII separates words; a byte of a non-ASCII
+/// character is looked up as a character.
+const BYTES: [u8; 256] = {
+    let mut t = [SEPARATOR; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c >= 0x80 {
+            t[b] = NOT_ASCII;
+        } else if c.is_ascii_alphanumeric() {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
+const SEPARATOR: u8 = 0;
+const NOT_ASCII: u8 = 0x80;
+
+/// [`folded`]'s marks: the character takes the specification's path, or
+/// separates words.
+const SLOW: u16 = 0;
+const SEP: u16 = 1;
+
+/// For each character below U+2070: what it is in a word, by the
+/// specification applied to it alone — a separator, the one letter or
+/// digit it normalises to, or [`SLOW`]. Letters are taken below U+0900
+/// only, and never a combining mark: there a word's normal form is its
+/// characters' normal forms side by side (no two of them compose), which
+/// is what makes folding a character at a time right. Separators are taken
+/// up to the general punctuation (dashes, curly quotes, spaces).
+pub fn folded() -> &'static [u16] {
+    static TABLE: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut buf = String::new();
+        (0..0x2070u32)
+            .map(|cp| {
+                let Some(c) = char::from_u32(cp) else {
+                    return SLOW;
+                };
+                if cp < 0x80 || unspaced(c) {
+                    return SLOW;
+                }
+                if !c.is_alphanumeric() {
+                    return SEP;
+                }
+                if cp >= 0x900 || unicode_normalization::char::is_combining_mark(c) {
+                    return SLOW;
+                }
+                // Between two letters: a character whose normal form
+                // begins with a space (U+037A) splits its word.
+                normalise(&format!("a{c}a"), &mut buf);
+                let mut one = buf.chars();
+                match (one.next(), one.next(), one.next(), one.next()) {
+                    (Some('a'), Some(f), Some('a'), None)
+                        if f.is_alphanumeric() && (f as u32) < 0x1_0000 && f as u32 > 1 =>
+                    {
+                        f as u16
+                    }
+                    _ => SLOW,
+                }
+            })
+            .collect()
+    })
+}
+
+/// The words of `text` from `from` (a word boundary) to the next ASCII
+/// separator, by the specification; returns where it stopped.
+fn any_script(text: &str, from: usize, buf: &mut String, out: &mut Vec<u64>) -> usize {
+    let end = text.as_bytes()[from..]
+        .iter()
+        .position(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
+        .map_or(text.len(), |p| from + p);
     let mut lower = [0u8; 64];
-    words(text, |w| {
+    words(&text[from..end], |w| {
         if w.is_ascii() {
             out.push(ascii_hash(w.as_bytes(), &mut lower));
             return;
@@ -41,6 +167,7 @@ pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
         normalise(w, buf);
         words(buf, |n| out.push(xxh3_64(n.as_bytes())));
     });
+    end
 }
 
 /// XXH3 of an ASCII word lower-cased (what normalising it gives).
@@ -122,5 +249,47 @@ mod tests {
         words(&buf, |w| slow.push(xxh3_64(w.as_bytes())));
         assert_eq!(fast, slow);
         assert_ne!(all("a b c d e f g h", 8), all("a b c d e f h g", 8));
+        // Scripts mixed within and between words, unspaced scripts, words at
+        // the text's ends: the byte path gives the specification's hashes.
+        for text in [
+            "caféine Ünïcode naïve-ASCII 東京タワー abc東京 Þing ΣΊΣΥΦΟΣ x",
+            "é",
+            "a",
+            "",
+            "  ,; ",
+            "tail ﬁ",
+            "ﬁ head",
+            "mid\u{0301}dle wörd",
+            "ไทย and 中文mixed",
+            "A".repeat(70).as_str(),
+            "Ä".repeat(70).as_str(),
+        ] {
+            let (mut fast, mut slow, mut buf) = (Vec::new(), Vec::new(), String::new());
+            word_hashes(text, &mut buf, &mut fast);
+            words(text, |w| {
+                normalise(w, &mut buf);
+                words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
+            });
+            assert_eq!(fast, slow, "{text:?}");
+        }
+        // Every character of the table, alone and run together with its
+        // neighbours and with ASCII, gives the specification's hashes.
+        let chars: Vec<char> = (0x80..0x2070u32).filter_map(char::from_u32).collect();
+        for group in chars.chunks(7) {
+            let run: String = group.iter().collect();
+            for text in [
+                run.clone(),
+                format!("Ab{run}cD {run}"),
+                group.iter().map(|c| format!("x{c}Y ")).collect(),
+            ] {
+                let (mut fast, mut slow, mut buf) = (Vec::new(), Vec::new(), String::new());
+                word_hashes(&text, &mut buf, &mut fast);
+                words(&text, |w| {
+                    normalise(w, &mut buf);
+                    words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
+                });
+                assert_eq!(fast, slow, "{text:?}");
+            }
+        }
     }
 }

@@ -311,32 +311,52 @@ impl ItemIndex {
                 .sum::<usize>()
     }
 
-    /// Adds the items `gram` (at word `at` of the page) belongs to.
-    #[inline]
-    pub fn hits(&self, gram: u64, at: u32, out: &mut Vec<Hit>) {
+    /// Adds the items each of `grams` (a page's, in order: the gram at
+    /// index `at` begins at word `at`) belongs to.
+    ///
+    /// The filter is read at random, about one cache miss a gram on a set of
+    /// any size, and the page's grams are all known in advance: each probe
+    /// has the line of the gram [`AHEAD`] places on already on its way
+    /// (`perf` on WCXB dev: the probe's load was three quarters of the
+    /// matching's cycles without it).
+    pub fn hits(&self, grams: &[u64], out: &mut Vec<Hit>) {
         if self.keys.is_empty() {
             return;
         }
-        let gram = gram & !SCAFFOLD;
-        let mask = two_bits(gram);
-        if self.bits[(gram >> self.shift) as usize] & mask != mask {
-            return;
+        for &g in grams.iter().take(AHEAD) {
+            crate::hint::prefetch_once(&self.bits[self.slot(g)]);
         }
-        let Some(&start) = self.starts.get(&gram) else {
-            return;
-        };
-        for i in start as usize..self.keys.len() {
-            if self.keys[i] != gram {
-                break;
+        for (at, &gram) in grams.iter().enumerate() {
+            if let Some(&ahead) = grams.get(at + AHEAD) {
+                crate::hint::prefetch_once(&self.bits[self.slot(ahead)]);
             }
-            let (item, ordinal, scaffold) = self.postings[i];
-            out.push(Hit {
-                item,
-                at,
-                ordinal,
-                scaffold,
-            });
+            let gram = gram & !SCAFFOLD;
+            let mask = two_bits(gram);
+            if self.bits[self.slot(gram)] & mask != mask {
+                continue;
+            }
+            let Some(&start) = self.starts.get(&gram) else {
+                continue;
+            };
+            for i in start as usize..self.keys.len() {
+                if self.keys[i] != gram {
+                    break;
+                }
+                let (item, ordinal, scaffold) = self.postings[i];
+                out.push(Hit {
+                    item,
+                    at: at as u32,
+                    ordinal,
+                    scaffold,
+                });
+            }
         }
+    }
+
+    /// The filter word a gram's two bits are in.
+    #[inline]
+    fn slot(&self, gram: u64) -> usize {
+        (gram >> self.shift) as usize
     }
 
     /// The items `hits` (a page's, any order) show the page contains, by
@@ -391,6 +411,10 @@ impl ItemIndex {
         self.keys.len()
     }
 }
+
+/// How many grams ahead of the one probed the filter's lines are asked
+/// for: enough to cover a miss to memory (~80 ns) at a few ns a probe.
+const AHEAD: usize = 16;
 
 /// A gram's two bits in its word of the Bloom filter, from bits the word's
 /// index does not use (the lowest is the scaffolding flag, left out).
