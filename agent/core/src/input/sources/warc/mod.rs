@@ -312,13 +312,17 @@ fn read_members<R: BufRead>(
             Err(ReadError::Consumer(e)) => return Err(e),
             Err(ReadError::Cut(_)) if how.tail => return Ok((cut_at(member, done), End::CutOff)),
             Err(ReadError::Cut(_)) => "record cut off at the end of the member".to_string(),
-            Err(ReadError::Input(why)) => {
-                if how.tail && raw.fill_buf()?.is_empty() {
-                    // The member the file ends in is not whole yet.
-                    return Ok((cut_at(member, done), End::CutOff));
-                }
-                why
+            Err(ReadError::Input(_)) if how.tail => {
+                // The file is still being written, and a member that does
+                // not decode may be one its writer has not finished: the one
+                // the file ends in, or one whose header is still a hole (wget
+                // seeks past the header, writes the record's gzip stream and
+                // only then goes back to write the header with its sizes).
+                // Read on from it once the file grows or settles; a member
+                // corrupt for good is reported by the read after `settle`.
+                return Ok((cut_at(member, done), End::CutOff));
             }
+            Err(ReadError::Input(why)) => why,
         };
         let unit = match framing {
             Framing::Gzip => "gzip member",
@@ -636,6 +640,47 @@ mod tests {
                 grows(&one, step, n);
             }
         }
+    }
+
+    #[test]
+    fn a_member_whose_header_is_still_a_hole_is_waited_for_not_skipped() {
+        // wget's way: the member's header (with its 12-byte extra field of
+        // sizes) is left as zeros while the record is compressed after it,
+        // then written in place.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wget.warc.gz");
+        let members: Vec<Vec<u8>> = (0..3).map(|i| gzip(&record(i))).collect();
+        let mut file = [members[0].clone(), members[1].clone()].concat();
+        let hole_at = file.len();
+        file.extend(std::iter::repeat_n(0u8, 22));
+        file.extend_from_slice(&members[2][10..]);
+        std::fs::write(&path, &file).unwrap();
+        let (mut urls, mut stats) = (Vec::new(), SourceStats::default());
+        let mut emit = |input: Input, _: Resume| {
+            if let Input::Page(p) = input {
+                urls.push(p.url.to_string());
+            }
+            Ok(())
+        };
+        let (at, end) = read_on(
+            &path,
+            Resume::default(),
+            true,
+            &limits(),
+            &mut emit,
+            &mut stats,
+        )
+        .unwrap();
+        assert_eq!((end, at.offset), (End::CutOff, hole_at as u64));
+        assert!(stats.failures.is_empty(), "{:?}", stats.failures);
+        // The header written, the record is read from where reading stopped.
+        let mut whole = [members[0].clone(), members[1].clone()].concat();
+        whole.extend_from_slice(&members[2]);
+        std::fs::write(&path, &whole).unwrap();
+        let (at, end) = read_on(&path, at, true, &limits(), &mut emit, &mut stats).unwrap();
+        assert_eq!((end, at.offset), (End::Whole, whole.len() as u64));
+        assert_eq!(urls.len(), 3, "{urls:?}");
+        assert!(stats.failures.is_empty(), "{:?}", stats.failures);
     }
 
     #[test]
