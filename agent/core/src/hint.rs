@@ -7,14 +7,7 @@
 #[inline(always)]
 pub fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it does not access memory architecturally
-    // and cannot fault, and the pointer comes from a reference anyway.
-    #[allow(unused_unsafe)]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            x as *const T as *const i8,
-        );
-    }
+    hinted::<T, { std::arch::x86_64::_MM_HINT_T0 }>(x);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
@@ -25,13 +18,18 @@ pub fn prefetch<T>(x: &T) {
 #[inline(always)]
 pub fn prefetch_once<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: as in `prefetch`.
-    #[allow(unused_unsafe)]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_NTA }>(
-            x as *const T as *const i8,
-        );
-    }
+    hinted::<T, { std::arch::x86_64::_MM_HINT_NTA }>(x);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn hinted<T, const HINT: i32>(x: &T) {
+    // SAFETY: a prefetch is a hint; it does not access memory architecturally
+    // and cannot fault, and the pointer comes from a reference anyway.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<HINT>(x as *const T as *const i8);
+    }
 }

@@ -642,6 +642,25 @@ mod tests {
         }
     }
 
+    /// `read_on` from `at`, each input's URL (or what it is) pushed to `seen`.
+    fn read_tail(
+        path: &Path,
+        at: Resume,
+        tail: bool,
+        seen: &mut Vec<String>,
+        stats: &mut SourceStats,
+    ) -> (Resume, End) {
+        let mut emit = |input: Input, _: Resume| {
+            seen.push(match input {
+                Input::Page(p) => p.url.to_string(),
+                Input::Broken(b) => format!("broken: {}", b.reason),
+                Input::Revisit(r) => format!("revisit: {}", r.url),
+            });
+            Ok(())
+        };
+        read_on(path, at, tail, &limits(), &mut emit, stats).unwrap()
+    }
+
     #[test]
     fn a_member_whose_header_is_still_a_hole_is_waited_for_not_skipped() {
         // wget's way: the member's header (with its 12-byte extra field of
@@ -656,28 +675,14 @@ mod tests {
         file.extend_from_slice(&members[2][10..]);
         std::fs::write(&path, &file).unwrap();
         let (mut urls, mut stats) = (Vec::new(), SourceStats::default());
-        let mut emit = |input: Input, _: Resume| {
-            if let Input::Page(p) = input {
-                urls.push(p.url.to_string());
-            }
-            Ok(())
-        };
-        let (at, end) = read_on(
-            &path,
-            Resume::default(),
-            true,
-            &limits(),
-            &mut emit,
-            &mut stats,
-        )
-        .unwrap();
+        let (at, end) = read_tail(&path, Resume::default(), true, &mut urls, &mut stats);
         assert_eq!((end, at.offset), (End::CutOff, hole_at as u64));
         assert!(stats.failures.is_empty(), "{:?}", stats.failures);
         // The header written, the record is read from where reading stopped.
         let mut whole = [members[0].clone(), members[1].clone()].concat();
         whole.extend_from_slice(&members[2]);
         std::fs::write(&path, &whole).unwrap();
-        let (at, end) = read_on(&path, at, true, &limits(), &mut emit, &mut stats).unwrap();
+        let (at, end) = read_tail(&path, at, true, &mut urls, &mut stats);
         assert_eq!((end, at.offset), (End::Whole, whole.len() as u64));
         assert_eq!(urls.len(), 3, "{urls:?}");
         assert!(stats.failures.is_empty(), "{:?}", stats.failures);
@@ -691,33 +696,16 @@ mod tests {
         let last = gzip(&record(3));
         file.extend_from_slice(&last[..last.len() / 2]);
         std::fs::write(&path, &file).unwrap();
-        let urls = std::cell::RefCell::new(Vec::new());
-        let mut stats = SourceStats::default();
-        let mut emit = |input: Input, _: Resume| {
-            urls.borrow_mut().push(match input {
-                Input::Page(p) => p.url.to_string(),
-                Input::Broken(b) => format!("broken: {}", b.reason),
-                Input::Revisit(r) => format!("revisit: {}", r.url),
-            });
-            Ok(())
-        };
-        let (at, end) = read_on(
-            &path,
-            Resume::default(),
-            true,
-            &limits(),
-            &mut emit,
-            &mut stats,
-        )
-        .unwrap();
+        let (mut urls, mut stats) = (Vec::new(), SourceStats::default());
+        let (at, end) = read_tail(&path, Resume::default(), true, &mut urls, &mut stats);
         assert_eq!(end, End::CutOff);
-        assert_eq!(urls.borrow().len(), 3);
+        assert_eq!(urls.len(), 3);
         assert!(stats.failures.is_empty());
         // The writer never comes back: the last read takes the rest as broken.
-        let (end_at, end) = read_on(&path, at, false, &limits(), &mut emit, &mut stats).unwrap();
+        let (end_at, end) = read_tail(&path, at, false, &mut urls, &mut stats);
         assert_eq!(end, End::Whole);
         assert_eq!(end_at.offset, file.len() as u64);
-        assert_eq!(urls.borrow().len(), 3, "{urls:?}");
+        assert_eq!(urls.len(), 3, "{urls:?}");
         assert_eq!(stats.failures.len(), 1, "{:?}", stats.failures);
     }
 }
