@@ -3,7 +3,6 @@
 //! the per-page budget stops a page that runs over it with `too_slow`.
 //! The table against an ordinary page: `cargo run --release --example adversarial`.
 
-mod common;
 #[path = "../bench/shapes.rs"]
 mod shapes;
 

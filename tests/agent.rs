@@ -4,8 +4,8 @@
 //! through a broker outage in the middle of the run, under overload
 //! (back-pressure, bounded memory), and across SIGTERM.
 
-mod common;
-mod daemon;
+use crate::common;
+use crate::daemon;
 
 use common::{bin, shared_data};
 use daemon::*;

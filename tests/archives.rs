@@ -3,7 +3,7 @@
 //! WARCs, resource and revisit records), ARC files made from the shared
 //! data's WARC files, and LZ4 WARCs written by FastWARC.
 
-mod common;
+use crate::common;
 
 use common::{bin, run, shared_data, test_python};
 use std::collections::BTreeMap;

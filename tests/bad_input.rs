@@ -1,7 +1,7 @@
 //! Broken input never stops a scan: each case gets an `error` verdict or is
 //! counted as a skipped/corrupt record, and the pages around it are judged.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn scan_bytes(bytes: &[u8], name: &str) -> (Vec<serde_json::Value>, String) {

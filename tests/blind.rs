@@ -6,9 +6,9 @@
 //! finds over the same pages, a batch sent twice adds nothing, and hostile
 //! count uploads get clear status codes.
 
-mod common;
-mod daemon;
-mod rogue;
+use crate::common;
+use crate::daemon;
+use crate::rogue;
 
 use common::{bin, keygen, start_hub_with, Hub};
 use daemon::*;

@@ -24,8 +24,10 @@ pub fn assert_quiet_on_closed_stdout(args: &[&str]) {
     assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
 }
 
+/// The repository's top: the binary crate (this harness's package) is `agent/cli`.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    let top = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    top.canonicalize().unwrap_or(top)
 }
 
 /// `../shared/data` beside the repository, or `None` (tests then skip, saying so).

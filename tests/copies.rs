@@ -5,7 +5,7 @@
 //! the verdict names it, no benign page is flagged, and the short copies'
 //! site is flagged once.
 
-mod common;
+use crate::common;
 
 use common::{bin, ok, shared_data};
 use std::io::Write;

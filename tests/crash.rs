@@ -5,8 +5,7 @@
 //! downstream: none missing, duplicates only where the README says they can
 //! happen (Kafka), counted.
 
-mod common;
-mod daemon;
+use crate::daemon;
 
 use daemon::*;
 use std::collections::{HashMap, HashSet};
@@ -356,7 +355,7 @@ fn chaos_brokers_and_the_agent_killed_at_random_nothing_lost() {
     chaos(1_000, 5);
 }
 
-/// The long run (README): `cargo test --release --test crash -- --ignored --nocapture`.
+/// The long run (README): `cargo test --release --test integration crash:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn chaos_ten_thousand_pages() {

@@ -8,9 +8,9 @@
 //! load (a rebalance), a discoverer SIGKILLed mid-stream and started again,
 //! batches sent twice, and the hub down meanwhile.
 
-mod common;
-mod daemon;
-mod rogue;
+use crate::common;
+use crate::daemon;
+use crate::rogue;
 
 use common::{bin, keygen, shared_data, start_hub_with, Hub};
 use daemon::{free_port, http, wait_until, Tansu};

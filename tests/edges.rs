@@ -3,8 +3,8 @@
 //! the agent with certificates made here (and a renewal taken without a
 //! restart), which sources may flag a site, and no token in any log line.
 
-mod common;
-mod daemon;
+use crate::common;
+use crate::daemon;
 
 use common::{bin, http, listening_address, ok, signed_source_set, wcxb_pages};
 use std::io::{BufRead, BufReader, Read, Write};

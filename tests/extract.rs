@@ -1,6 +1,6 @@
 //! `crawlsieve extract`: paragraphs of the main content.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

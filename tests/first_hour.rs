@@ -4,8 +4,8 @@
 //! log and a cut-off envelope, `report` and `cdx` given the wrong file,
 //! `labels build` over a broken page, the help texts, `crawlsieve config`.
 
-mod common;
-mod daemon;
+use crate::common;
+use crate::daemon;
 
 use common::*;
 use std::process::Stdio;

@@ -5,7 +5,7 @@
 //! exactly the full set it claims; that tampered files, wrong keys and
 //! publishing without the token are refused.
 
-mod common;
+use crate::common;
 
 use common::{bin, ok, shared_data, start_hub_with, Hub};
 use std::io::{Read, Write};

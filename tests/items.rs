@@ -3,7 +3,7 @@
 //! set out, unmodified pages and a quotation of 8 words left alone, bad
 //! evaluation data named by file and line, and the report's contamination.
 
-mod common;
+use crate::common;
 
 use common::{bin, ok, run, shared_data};
 use std::path::Path;

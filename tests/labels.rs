@@ -3,7 +3,7 @@
 //! equals the set an expert would build from the copied pages, and a scan
 //! against it flags the copies and nothing else.
 
-mod common;
+use crate::common;
 
 use common::{bin, ok, shared_data};
 use std::io::Write;

@@ -2,7 +2,7 @@
 //! 75 languages (`../shared/data/langid`, the held-out half: the last 100
 //! sentences of each language; `bench/languages.rs` reports both halves).
 
-mod common;
+use crate::common;
 use common::*;
 
 #[path = "../bench/langid_pages.rs"]

@@ -6,8 +6,8 @@
 //! partition from agent to agent through the neighborhoods topic; the copier
 //! sites are flagged and no untouched site is.
 
-mod common;
-mod daemon;
+use crate::common;
+use crate::daemon;
 
 use common::{bin, ok, shared_data};
 use daemon::*;

@@ -4,8 +4,8 @@
 //! `[agent]` section or in an environment variable, a `warc_dir` that does
 //! not exist, a wget log given to `annotate-log`, malformed ingest headers.
 
-mod common;
-mod daemon;
+use crate::common;
+use crate::daemon;
 
 use common::*;
 use std::io::BufRead;

@@ -4,7 +4,7 @@
 //! agent's flag log, the annotated Heritrix crawl.log and the HTML report —
 //! and the untouched sites are not.
 
-mod common;
+use crate::common;
 
 use common::{bin, ok, shared_data, split_lines};
 use std::io::Write;

@@ -5,7 +5,7 @@
 //! split over two "machines" and three partitions, which must find exactly
 //! what one process finds.
 
-mod common;
+use crate::common;
 
 use common::{bin, json_lines, run, shared_data, succeeded};
 use serde_json::Value;

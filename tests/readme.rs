@@ -3,7 +3,7 @@
 //! `examples/` and `rules/`, with the built binary first on `PATH` as
 //! `crawlsieve`. The README stays short enough to read first.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! `crawlsieve scan` end to end: the real binary on real WARC files.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use std::io::Read;

@@ -7,7 +7,7 @@
 //! of its words — a spin with our own dictionary. Spins by thesauri we do not
 //! ship are the benchmark's (`bench/spun.py`), which needs Debian packages.
 
-mod common;
+use crate::common;
 
 use common::{bin, ok, shared_data, signed_source_set, verdicts, wcxb_pages};
 use serde_json::Value;

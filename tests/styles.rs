@@ -1,7 +1,7 @@
 //! `crawlsieve styles` and `style_fp` on real pages (a wget crawl of several
 //! sites, ../shared/data/warc/dolma-samples), through the real binary.
 
-mod common;
+use crate::common;
 
 use common::{bin, json_lines as lines, run, shared_data, verdicts};
 use serde_json::Value;

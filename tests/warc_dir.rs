@@ -5,8 +5,8 @@
 //! again: every response record gets its verdict, none is lost, and the
 //! copier site is flagged.
 
-mod common;
-mod daemon;
+use crate::common;
+use crate::daemon;
 
 use common::{bin, gzip, shared_data, signed_source_set, wcxb_pages};
 use daemon::Agent;

@@ -34,6 +34,19 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// A text list or a set that cannot be loaded beside the others.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelsError {
+    #[error("line {line}: not a 40-digit hex SHA-1 ({why})")]
+    NotHex { line: usize, why: hex::FromHexError },
+    #[error(transparent)]
+    Origin(#[from] origin::OriginError),
+    #[error("{0}")]
+    Skewed(#[from] compact::Skewed),
+    #[error("more than {MAX_SETS} labeled sets")]
+    TooMany,
+}
+
 /// Lookups answer with a bitmask over the loaded sets, so at most this many sets.
 pub const MAX_SETS: usize = 32;
 
@@ -46,7 +59,7 @@ pub fn key(hash: &Hash) -> u64 {
 
 /// A hex list: one lower-case hex SHA-1 per line, optionally followed by
 /// whitespace and a set name; blank lines and `#` comments are skipped.
-pub fn parse_hex_list(text: &str) -> Result<Vec<(Hash, Option<&str>)>, String> {
+pub fn parse_hex_list(text: &str) -> Result<Vec<(Hash, Option<&str>)>, LabelsError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -56,7 +69,7 @@ pub fn parse_hex_list(text: &str) -> Result<Vec<(Hash, Option<&str>)>, String> {
         let mut parts = line.split_whitespace();
         let mut hash = [0u8; 20];
         hex::decode_to_slice(parts.next().unwrap_or_default(), &mut hash)
-            .map_err(|e| format!("line {}: not a 40-digit hex SHA-1 ({e})", n + 1))?;
+            .map_err(|why| LabelsError::NotHex { line: n + 1, why })?;
         out.push((hash, parts.next()));
     }
     Ok(out)
@@ -164,7 +177,7 @@ impl LabeledSets {
     }
 
     /// Sets from a text list (see `load`).
-    pub fn from_text(text: &str, default_name: &str) -> Result<Self, String> {
+    pub fn from_text(text: &str, default_name: &str) -> Result<Self, LabelsError> {
         let mut sets = LabeledSets::default();
         for set in Self::parse_text(text, default_name)? {
             sets = sets.with_set(Arc::new(set))?;
@@ -172,7 +185,7 @@ impl LabeledSets {
         Ok(sets)
     }
 
-    fn parse_text(text: &str, default_name: &str) -> Result<Vec<LabeledSet>, String> {
+    fn parse_text(text: &str, default_name: &str) -> Result<Vec<LabeledSet>, LabelsError> {
         let mut by_name: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
         for (hash, name) in parse_hex_list(text)? {
             by_name
@@ -196,7 +209,7 @@ impl LabeledSets {
                     name: name.to_string(),
                     version: format!("{name}@{}", &digest[..12]),
                     number: 0,
-                    set: CompactSet::from_sorted(keys.into_iter()).map_err(|e| e.to_string())?,
+                    set: CompactSet::from_sorted(keys.into_iter())?,
                     simhashes: SimhashIndex::default(),
                     origins: origin::Origins::new(origins.get(name).map_or(&[][..], |v| v))?,
                     immutables: false,
@@ -207,14 +220,14 @@ impl LabeledSets {
     }
 
     /// These sets with `set` added, or replacing the set of the same name.
-    pub fn with_set(&self, set: Arc<LabeledSet>) -> Result<Self, String> {
+    pub fn with_set(&self, set: Arc<LabeledSet>) -> Result<Self, LabelsError> {
         let mut sets = self.sets.clone();
         if let Some(i) = sets.iter().position(|s| s.name == set.name) {
             sets[i] = set;
         } else if sets.len() < MAX_SETS {
             sets.push(set);
         } else {
-            return Err(format!("more than {MAX_SETS} labeled sets"));
+            return Err(LabelsError::TooMany);
         }
         let version = (!sets.is_empty()).then(|| {
             sets.iter()
@@ -327,7 +340,7 @@ impl LabelsHandle {
     }
 
     /// Swaps in `set`, replacing the set of the same name.
-    pub fn replace_set(&self, set: Arc<LabeledSet>) -> Result<(), String> {
+    pub fn replace_set(&self, set: Arc<LabeledSet>) -> Result<(), LabelsError> {
         let mut result = Ok(());
         self.0.rcu(|current| match current.with_set(set.clone()) {
             Ok(next) => Arc::new(next),
@@ -358,6 +371,7 @@ mod tests {
         assert_eq!(sets.lookup(&crate::fingerprints::chunks::hash("c")), 0);
         assert!(LabeledSets::from_text("xyz\n", "d")
             .unwrap_err()
+            .to_string()
             .contains("line 1"));
     }
 

@@ -21,26 +21,38 @@ pub struct Origins {
     prefixes: Vec<String>,
 }
 
+/// An origin site that is not one, or too many of them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OriginError {
+    #[error("origin `{0}`: must be 1 to {MAX_ORIGIN_LEN} bytes")]
+    Length(String),
+    #[error("origin `{0}`: not a URL prefix ({1})")]
+    NotUrl(String, url::ParseError),
+    #[error("origin `{0}`: a URL prefix needs a host")]
+    NoHost(String),
+    #[error("origin `{0}`: a domain (example.org) or a URL prefix (https://example.org/blog/)")]
+    NotDomain(String),
+    #[error("{0} origin sites: a set names at most {MAX_ORIGINS}")]
+    TooMany(usize),
+}
+
 /// One origin site in its normal form: a domain lower-cased, or a URL
 /// prefix as the URL standard writes it. A mistake says what is wrong.
-pub fn normalise(site: &str) -> Result<String, String> {
+pub fn normalise(site: &str) -> Result<String, OriginError> {
     let s = site.trim();
     if s.is_empty() || s.len() > MAX_ORIGIN_LEN {
-        return Err(format!("origin `{s}`: must be 1 to {MAX_ORIGIN_LEN} bytes"));
+        return Err(OriginError::Length(s.to_string()));
     }
     if s.contains("://") {
-        let url =
-            url::Url::parse(s).map_err(|e| format!("origin `{s}`: not a URL prefix ({e})"))?;
+        let url = url::Url::parse(s).map_err(|e| OriginError::NotUrl(s.to_string(), e))?;
         if url.host_str().is_none() {
-            return Err(format!("origin `{s}`: a URL prefix needs a host"));
+            return Err(OriginError::NoHost(s.to_string()));
         }
         return Ok(url.to_string());
     }
     let d = s.trim_matches('.').to_ascii_lowercase();
     if d.is_empty() || d.contains(|c: char| c == '/' || c.is_whitespace() || c == ':') {
-        return Err(format!(
-            "origin `{s}`: a domain (example.org) or a URL prefix (https://example.org/blog/)"
-        ));
+        return Err(OriginError::NotDomain(s.to_string()));
     }
     Ok(d)
 }
@@ -49,7 +61,7 @@ pub fn normalise(site: &str) -> Result<String, String> {
 /// and distinct, at most `file::MAX_ORIGINS`.
 pub fn normalise_all<S: AsRef<str>>(
     sites: impl IntoIterator<Item = S>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, OriginError> {
     let mut out = sites
         .into_iter()
         .map(|s| normalise(s.as_ref()))
@@ -57,17 +69,14 @@ pub fn normalise_all<S: AsRef<str>>(
     out.sort();
     out.dedup();
     if out.len() > MAX_ORIGINS {
-        return Err(format!(
-            "{} origin sites: a set names at most {MAX_ORIGINS}",
-            out.len()
-        ));
+        return Err(OriginError::TooMany(out.len()));
     }
     Ok(out)
 }
 
 impl Origins {
     /// Origins from their normal forms (`normalise`d, as set files hold them).
-    pub fn new<S: AsRef<str>>(list: &[S]) -> Result<Self, String> {
+    pub fn new<S: AsRef<str>>(list: &[S]) -> Result<Self, OriginError> {
         let mut o = Origins::default();
         for s in list {
             let n = normalise(s.as_ref())?;

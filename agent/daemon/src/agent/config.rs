@@ -1,5 +1,7 @@
 //! `[agent]`: what the long-running agent takes pages from and sends verdicts to.
 
+use crate::sinks::spool::SpoolSettings;
+pub use crate::sinks::SinkConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -236,71 +238,6 @@ fn default_queue() -> usize {
     64
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SpoolSettings {
-    #[serde(default = "default_spool_dir")]
-    pub dir: PathBuf,
-    /// Bytes of verdicts a sink may hold while its broker is down; when full, no pages are taken.
-    #[serde(default = "default_spool_bytes")]
-    pub max_bytes: u64,
-    /// When a spooled verdict reaches the disk: `always` (before its page is
-    /// acknowledged: nothing acknowledged is lost to a power cut) or `interval`
-    /// (every `sync_interval_ms`: faster on slow disks; a machine crash may
-    /// lose that much).
-    #[serde(default)]
-    pub sync: SpoolSync,
-    #[serde(default)]
-    pub sync_interval_ms: Option<u64>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SpoolSync {
-    #[default]
-    Always,
-    Interval,
-}
-
-impl SpoolSettings {
-    /// The sync policy, or why the two keys do not fit together.
-    pub fn policy(&self) -> anyhow::Result<crate::sinks::spool::SyncPolicy> {
-        use crate::sinks::spool::SyncPolicy;
-        match (self.sync, self.sync_interval_ms) {
-            (SpoolSync::Always, None) => Ok(SyncPolicy::Always),
-            (SpoolSync::Always, Some(_)) => anyhow::bail!(
-                "agent.spool.sync_interval_ms: only used with agent.spool.sync = \"interval\""
-            ),
-            (SpoolSync::Interval, ms) => {
-                let ms = ms.unwrap_or(100);
-                if !(1..=60_000).contains(&ms) {
-                    anyhow::bail!("agent.spool.sync_interval_ms: {ms} is not in 1..=60000");
-                }
-                Ok(SyncPolicy::Interval(std::time::Duration::from_millis(ms)))
-            }
-        }
-    }
-}
-
-impl Default for SpoolSettings {
-    fn default() -> Self {
-        SpoolSettings {
-            dir: default_spool_dir(),
-            max_bytes: default_spool_bytes(),
-            sync: SpoolSync::Always,
-            sync_interval_ms: None,
-        }
-    }
-}
-
-fn default_spool_dir() -> PathBuf {
-    PathBuf::from("crawlsieve-spool")
-}
-
-fn default_spool_bytes() -> u64 {
-    1 << 30
-}
-
 /// A source of pages.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -382,65 +319,6 @@ fn default_stall_ms() -> u64 {
 fn default_poll() -> u64 {
     5
 }
-
-/// A destination for verdicts.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SinkConfig {
-    /// JSON lines, rotated by size.
-    Jsonl {
-        path: PathBuf,
-        #[serde(default = "default_rotate")]
-        rotate_bytes: u64,
-    },
-    /// NATS JetStream: message id = verdict id, so the stream de-duplicates retries.
-    Nats {
-        #[serde(default = "default_nats_url")]
-        url: String,
-        #[serde(default = "default_stream")]
-        stream: String,
-        #[serde(default = "default_subject")]
-        subject: String,
-        /// How long a publish waits for the stream's ack before the verdict is spooled.
-        #[serde(default = "default_ack_ms")]
-        ack_timeout_ms: u64,
-        /// The stream's de-duplication window, when the agent creates the stream.
-        #[serde(default = "default_dedup_s")]
-        duplicate_window_seconds: u64,
-    },
-    /// Kafka: key = site, so one site's verdicts stay in one partition, in order;
-    /// idempotent producer (no duplicates from the producer's own retries).
-    Kafka {
-        brokers: String,
-        topic: String,
-        #[serde(default = "default_ack_ms")]
-        ack_timeout_ms: u64,
-        /// Idempotent producer (no duplicates from its own retries). tansu 0.6
-        /// loses idempotent producers' state when it restarts: set false there.
-        #[serde(default = "default_true")]
-        idempotent: bool,
-    },
-}
-
-fn default_true() -> bool {
-    true
-}
-
-fn default_rotate() -> u64 {
-    256 << 20
-}
 fn default_nats_url() -> String {
     "nats://127.0.0.1:4222".into()
-}
-fn default_stream() -> String {
-    "CRAWLSIEVE".into()
-}
-fn default_subject() -> String {
-    "crawlsieve.verdicts".into()
-}
-fn default_ack_ms() -> u64 {
-    2000
-}
-fn default_dedup_s() -> u64 {
-    600
 }

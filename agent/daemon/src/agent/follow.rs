@@ -172,7 +172,9 @@ impl Ctx {
         if let Err(e) = crawlsieve_core::durable::replace(&path, &bytes, true) {
             tracing::warn!(set = name, error = %e, "could not cache the labeled set");
         }
-        self.labels.replace_set(Arc::new(set)).map_err(Refused)?;
+        self.labels
+            .replace_set(Arc::new(set))
+            .map_err(|e| Refused(e.to_string()))?;
         self.stats.updates.fetch_add(1, Ordering::Relaxed);
         tracing::info!(set = name, version, "labeled set swapped in");
         Ok(version)

@@ -23,9 +23,7 @@ pub mod sources;
 
 pub use run::run;
 
-use crate::sinks::kafka::KafkaSink;
-use crate::sinks::nats::NatsSink;
-use crate::sinks::rotating::RotatingJsonl;
+use crate::sinks::Sink;
 use crawlsieve_core::neighborhoods::shards::Place;
 use crawlsieve_core::neighborhoods::tracker::Tracker;
 use crawlsieve_core::pipeline::Pipeline;
@@ -36,17 +34,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// One configured destination.
-pub enum Output {
-    Jsonl(RotatingJsonl),
-    Nats(Arc<NatsSink>),
-    Kafka(Arc<KafkaSink>),
-}
-
 /// Everything a request handler needs.
 pub struct Agent {
     pub pool: pool::Pool,
-    pub outputs: Vec<Output>,
+    /// Every configured sink (`agent.sinks`), in order.
+    pub sinks: Vec<Arc<dyn Sink>>,
     pub metrics: Metrics,
     /// Held only for a page's bookkeeping, never across an await (the Kafka
     /// source's rebalance callbacks take it from synchronous code).
@@ -63,21 +55,13 @@ pub struct Agent {
 impl Agent {
     /// True when some spool cannot take another message: take no pages.
     pub fn spool_full(&self) -> bool {
-        self.outputs.iter().any(|o| match o {
-            Output::Nats(n) => n.delivery.spool.would_overflow(64 * 1024),
-            Output::Kafka(k) => k.delivery.spool.would_overflow(64 * 1024),
-            Output::Jsonl(_) => false,
-        })
+        self.sinks.iter().any(|s| s.would_overflow(64 * 1024))
     }
 
     /// `key` orders messages where the broker can (Kafka: the site).
     async fn send_all(&self, key: &str, id: &str, payload: &[u8]) -> anyhow::Result<()> {
-        for o in &self.outputs {
-            match o {
-                Output::Jsonl(j) => j.send(payload)?,
-                Output::Nats(n) => n.send(id, payload).await?,
-                Output::Kafka(k) => k.send(key, id, payload).await?,
-            }
+        for sink in &self.sinks {
+            sink.send(key, id, payload).await?;
         }
         Ok(())
     }
@@ -147,25 +131,18 @@ impl Agent {
 
     /// Refreshes gauges read at scrape time.
     pub fn refresh_gauges(&self) {
-        for o in &self.outputs {
-            let (delivery, duplicates) = match o {
-                Output::Nats(n) => (&n.delivery, Some(&n.duplicates)),
-                Output::Kafka(k) => (&k.delivery, None),
-                Output::Jsonl(_) => continue,
-            };
+        for health in self.sinks.iter().filter_map(|s| s.health()) {
             let label = SinkLabel {
-                sink: delivery.name.clone(),
+                sink: health.name.to_string(),
             };
             self.metrics
                 .spool_depth
                 .get_or_create(&label)
-                .set(delivery.spool.depth() as i64);
+                .set(health.spool_depth as i64);
             let counter = self.metrics.sink_failures.get_or_create(&label);
-            let now = delivery.failures.load(Ordering::Relaxed);
-            counter.inc_by(now.saturating_sub(counter.get()));
-            if let Some(d) = duplicates {
+            counter.inc_by(health.failures.saturating_sub(counter.get()));
+            if let Some(now) = health.duplicates {
                 let counter = self.metrics.sink_duplicates.get_or_create(&label);
-                let now = d.load(Ordering::Relaxed);
                 counter.inc_by(now.saturating_sub(counter.get()));
             }
         }
@@ -223,10 +200,8 @@ impl Agent {
                 self.deliver_flag(&f).await?;
             }
         }
-        for o in &self.outputs {
-            if let Output::Jsonl(j) = o {
-                j.flush()?;
-            }
+        for sink in &self.sinks {
+            sink.flush()?;
         }
         if let Some(c) = &self.counts {
             c.finish(Duration::from_secs(5)).await;

@@ -2,15 +2,12 @@
 //! the settings — the pipeline and what follows it (the hub's sets, the
 //! counts), the outputs, the queue sources, the HTTP server — then run until
 //! shutdown, and stopped in the order that loses nothing: sources first,
-//! then the server, then the outputs flushed.
+//! then the server, then the sinks flushed.
 
-use super::config::{AgentSettings, SinkConfig, SourceConfig, SourceKind};
+use super::config::{AgentSettings, SourceConfig, SourceKind};
 use super::ingest::Doors;
-use super::{counts, ingest, pool, sources, Agent, Output};
-use crate::sinks::kafka::KafkaSink;
-use crate::sinks::nats::NatsSink;
-use crate::sinks::rotating::RotatingJsonl;
-use crate::sinks::spool::{Spool, SyncPolicy};
+use super::{counts, ingest, pool, sources, Agent};
+use crate::sinks::{Place, Sink};
 use crawlsieve_core::neighborhoods::tracker::Tracker;
 use crawlsieve_core::pipeline::Pipeline;
 use crawlsieve_core::settings::Settings;
@@ -33,7 +30,7 @@ pub async fn run(
     let max_page_bytes = settings.input.max_page_bytes;
     let tracker = Tracker::from_settings(&settings.neighborhoods)?.map(std::sync::Mutex::new);
     let (pipeline, counts, _follower) = judging(settings, &agent_settings).await?;
-    let outputs = outputs(&agent_settings).await?;
+    let sinks = sinks(&agent_settings).await?;
     let doors = Doors::from_settings(&agent_settings)?;
     let trusted = agent_settings.trusted(doors.ingest.is_some());
     let http_source = agent_settings
@@ -51,7 +48,7 @@ pub async fn run(
     }
     let agent = Arc::new(Agent {
         pool: pool::Pool::new(pipeline.clone(), workers, agent_settings.queue)?,
-        outputs,
+        sinks,
         metrics: Metrics::new(),
         tracker,
         pipeline,
@@ -126,80 +123,18 @@ async fn judging(
 }
 
 /// Every configured sink, each broker's with a spool of its own.
-async fn outputs(agent_settings: &AgentSettings) -> anyhow::Result<Vec<Output>> {
+async fn sinks(agent_settings: &AgentSettings) -> anyhow::Result<Vec<Arc<dyn Sink>>> {
     let sync = agent_settings.spool.policy()?;
-    let mut outputs = Vec::new();
-    for (i, sink) in agent_settings.sinks.iter().enumerate() {
-        outputs.push(output(agent_settings, sync, i, sink).await?);
+    let mut sinks = Vec::new();
+    for (index, sink) in agent_settings.sinks.iter().enumerate() {
+        let at = Place {
+            index,
+            spool: &agent_settings.spool,
+            sync,
+        };
+        sinks.push(sink.build(&at).await?);
     }
-    Ok(outputs)
-}
-
-async fn output(
-    agent_settings: &AgentSettings,
-    sync: SyncPolicy,
-    i: usize,
-    sink: &SinkConfig,
-) -> anyhow::Result<Output> {
-    // A path a sink cannot open fails at start-up, naming its key.
-    let spool = |name: &str| {
-        let dir = &agent_settings.spool.dir;
-        Spool::open(dir, name, agent_settings.spool.max_bytes, sync).map_err(|e| {
-            anyhow::anyhow!(
-                "configuration: key `agent.spool.dir`: {}: {e:#}",
-                dir.display()
-            )
-        })
-    };
-    Ok(match sink {
-        SinkConfig::Jsonl { path, rotate_bytes } => Output::Jsonl(
-            RotatingJsonl::open(path.clone(), *rotate_bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "configuration: key `agent.sinks[{i}].path`: {}: {e:#} (relative paths are from the working directory)",
-                    path.display()
-                )
-            })?,
-        ),
-        SinkConfig::Nats {
-            url,
-            stream,
-            subject,
-            ack_timeout_ms,
-            duplicate_window_seconds,
-        } => {
-            let name = format!("nats-{i}");
-            let spool = spool(&name)?;
-            Output::Nats(
-                NatsSink::start(
-                    name,
-                    url,
-                    stream.clone(),
-                    subject.clone(),
-                    Duration::from_millis(*ack_timeout_ms),
-                    Duration::from_secs(*duplicate_window_seconds),
-                    spool,
-                )
-                .await?,
-            )
-        }
-        SinkConfig::Kafka {
-            brokers,
-            topic,
-            ack_timeout_ms,
-            idempotent,
-        } => {
-            let name = format!("kafka-{i}");
-            let spool = spool(&name)?;
-            Output::Kafka(KafkaSink::start(
-                name,
-                brokers,
-                topic.clone(),
-                Duration::from_millis(*ack_timeout_ms),
-                *idempotent,
-                spool,
-            )?)
-        }
-    })
+    Ok(sinks)
 }
 
 /// The sources that pull pages from a queue (NATS, Kafka, a WARC

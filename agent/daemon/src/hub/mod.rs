@@ -471,12 +471,13 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
             min_chars: file.header.min_chars,
             shingles: file.header.shingle_version != 0,
             immutables: file.header.immutable_version != 0,
-            origins: origin::normalise_all(&file.header.origins)?,
+            origins: origin::normalise_all(&file.header.origins).map_err(|e| e.to_string())?,
         });
     }
     let text =
         std::str::from_utf8(body).map_err(|_| "body is neither a labeled-set file nor text")?;
-    let mut keys: Vec<u64> = crawlsieve_core::labels::parse_hex_list(text)?
+    let mut keys: Vec<u64> = crawlsieve_core::labels::parse_hex_list(text)
+        .map_err(|e| e.to_string())?
         .iter()
         .map(|(hash, _)| crawlsieve_core::labels::key(hash))
         .collect();
@@ -495,6 +496,7 @@ fn parse_upload(body: &[u8]) -> Result<Upload, String> {
             crawlsieve_core::labels::parse_origin_lines(text)
                 .filter(|(_, set)| set.is_none())
                 .map(|(site, _)| site),
-        )?,
+        )
+        .map_err(|e| e.to_string())?,
     })
 }

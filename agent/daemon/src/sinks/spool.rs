@@ -20,6 +20,7 @@
 //! NATS drops the repeats by message id). An fsync per replayed entry would
 //! halve the replay rate for nothing.
 
+use serde::Deserialize;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -265,6 +266,71 @@ fn count_lines(path: &Path, from: u64) -> anyhow::Result<u64> {
     Ok(n)
 }
 
+/// `[agent.spool]`: where the broker sinks spool, how much, how safely.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpoolSettings {
+    #[serde(default = "default_spool_dir")]
+    pub dir: PathBuf,
+    /// Bytes of verdicts a sink may hold while its broker is down; when full, no pages are taken.
+    #[serde(default = "default_spool_bytes")]
+    pub max_bytes: u64,
+    /// When a spooled verdict reaches the disk: `always` (before its page is
+    /// acknowledged: nothing acknowledged is lost to a power cut) or `interval`
+    /// (every `sync_interval_ms`: faster on slow disks; a machine crash may
+    /// lose that much).
+    #[serde(default)]
+    pub sync: SpoolSync,
+    #[serde(default)]
+    pub sync_interval_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpoolSync {
+    #[default]
+    Always,
+    Interval,
+}
+
+impl SpoolSettings {
+    /// The sync policy, or why the two keys do not fit together.
+    pub fn policy(&self) -> anyhow::Result<SyncPolicy> {
+        match (self.sync, self.sync_interval_ms) {
+            (SpoolSync::Always, None) => Ok(SyncPolicy::Always),
+            (SpoolSync::Always, Some(_)) => anyhow::bail!(
+                "agent.spool.sync_interval_ms: only used with agent.spool.sync = \"interval\""
+            ),
+            (SpoolSync::Interval, ms) => {
+                let ms = ms.unwrap_or(100);
+                if !(1..=60_000).contains(&ms) {
+                    anyhow::bail!("agent.spool.sync_interval_ms: {ms} is not in 1..=60000");
+                }
+                Ok(SyncPolicy::Interval(std::time::Duration::from_millis(ms)))
+            }
+        }
+    }
+}
+
+impl Default for SpoolSettings {
+    fn default() -> Self {
+        SpoolSettings {
+            dir: default_spool_dir(),
+            max_bytes: default_spool_bytes(),
+            sync: SpoolSync::Always,
+            sync_interval_ms: None,
+        }
+    }
+}
+
+fn default_spool_dir() -> PathBuf {
+    PathBuf::from("crawlsieve-spool")
+}
+
+fn default_spool_bytes() -> u64 {
+    1 << 30
+}
+
 /// A broker sink's delivery: publish while the spool is empty, spool when
 /// a publish fails (the verdict then counts as accepted), and replay the
 /// spool in order — later verdicts queue behind it, so order is kept. The
@@ -284,6 +350,16 @@ impl Spooled {
             spool,
             wake: tokio::sync::Notify::new(),
             failures: Default::default(),
+        }
+    }
+
+    /// The gauges `/metrics` shows of this sink.
+    pub fn health(&self) -> crate::sinks::Health<'_> {
+        crate::sinks::Health {
+            name: &self.name,
+            spool_depth: self.spool.depth(),
+            failures: self.failures.load(std::sync::atomic::Ordering::Relaxed),
+            duplicates: None,
         }
     }
 

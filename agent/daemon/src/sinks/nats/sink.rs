@@ -6,9 +6,11 @@
 //! accepted; while the spool holds anything, new verdicts queue behind it,
 //! and a replay task publishes them in order when the broker is back.
 
-use super::spool::{fields, Spool, Spooled};
+use crate::sinks::spool::{fields, Spool, Spooled};
+use crate::sinks::{Health, Sink};
 use async_nats::jetstream::{self, message::PublishMessage};
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -121,5 +123,27 @@ impl NatsSink {
                 |_| {},
             )
             .await
+    }
+}
+
+impl Sink for NatsSink {
+    fn send<'a>(
+        &'a self,
+        _key: &'a str,
+        id: &'a str,
+        payload: &'a [u8],
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(NatsSink::send(self, id, payload))
+    }
+
+    fn would_overflow(&self, bytes: u64) -> bool {
+        self.delivery.spool.would_overflow(bytes)
+    }
+
+    fn health(&self) -> Option<Health<'_>> {
+        Some(Health {
+            duplicates: Some(self.duplicates.load(std::sync::atomic::Ordering::Relaxed)),
+            ..self.delivery.health()
+        })
     }
 }

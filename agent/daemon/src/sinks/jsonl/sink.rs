@@ -2,6 +2,8 @@
 //! `rotate_bytes`, it is renamed to `NAME.<unix-ms>.jsonl` and a new one is
 //! started. Every line is written whole and flushed before the send counts.
 
+use crate::sinks::Sink;
+use futures::future::BoxFuture;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,6 +55,22 @@ impl RotatingJsonl {
         let st = self.state.lock().expect("jsonl lock");
         st.0.sync_data()?;
         Ok(())
+    }
+}
+
+impl Sink for RotatingJsonl {
+    fn send<'a>(
+        &'a self,
+        _key: &'a str,
+        _id: &'a str,
+        payload: &'a [u8],
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        let written = RotatingJsonl::send(self, payload);
+        Box::pin(std::future::ready(written))
+    }
+
+    fn flush(&self) -> anyhow::Result<()> {
+        RotatingJsonl::flush(self)
     }
 }
 

@@ -6,7 +6,9 @@
 //! verdict replayed after an ack was lost can appear twice; the verdict id
 //! is in the message (header `id` and the JSON) for consumers to drop it.
 
-use super::spool::{fields, Spool, Spooled};
+use crate::sinks::spool::{fields, Spool, Spooled};
+use crate::sinks::{Health, Sink};
+use futures::future::BoxFuture;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use std::sync::Arc;
@@ -113,6 +115,25 @@ impl KafkaSink {
                 },
             )
             .await
+    }
+}
+
+impl Sink for KafkaSink {
+    fn send<'a>(
+        &'a self,
+        key: &'a str,
+        id: &'a str,
+        payload: &'a [u8],
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(KafkaSink::send(self, key, id, payload))
+    }
+
+    fn would_overflow(&self, bytes: u64) -> bool {
+        self.delivery.spool.would_overflow(bytes)
+    }
+
+    fn health(&self) -> Option<Health<'_>> {
+        Some(self.delivery.health())
     }
 }
 
