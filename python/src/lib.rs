@@ -229,7 +229,8 @@ impl Pipeline {
             let doc = self
                 .inner
                 .extractor()
-                .document(&page.page(self.max_bytes), true)?;
+                .document(&page.page(self.max_bytes), true)
+                .map_err(|e| e.to_string())?;
             serde_json::to_string(&doc).map_err(|e| e.to_string())
         });
         from_json(py, &json.map_err(value_error)?)

@@ -36,7 +36,10 @@ impl Document {
     }
 
     /// The document's matchable chunks, as the agent computes them.
-    pub fn matchable(&self, pipeline: &Pipeline) -> Result<Matchable, String> {
+    pub fn matchable(
+        &self,
+        pipeline: &Pipeline,
+    ) -> Result<Matchable, crate::analyse::AnalyseError> {
         match self {
             Document::Page(p) => pipeline.matchable_chunks(p),
             Document::Text { text, .. } => Ok(pipeline.matchable_text(text)),

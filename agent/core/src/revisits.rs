@@ -186,7 +186,12 @@ impl Captures {
         let mut read = 0;
         let skipped = crate::input::sources::read_verdict_lines::<serde_json::Value>(
             path,
-            "scan --revisit-verdicts",
+            |n, e| {
+                tracing::warn!(
+                    "input.revisit_verdicts: {}:{n}: not a verdict: {e}",
+                    path.display()
+                )
+            },
             |_, line| {
                 read += 1;
                 let Some(judged) = judged_from_json(&line) else {

@@ -159,12 +159,13 @@ impl Settings {
             config_file,
             overrides,
         };
-        let settings: Settings =
-            crate::settings_keys::read(&config, "", &layers).map_err(|message| {
+        let settings: Settings = crate::settings_keys::read(&config, "", &layers).map_err(
+            |crate::settings_keys::KeyError(message)| {
                 let message = explain_enum::<ScorerKind>(message, "ScorerKind");
                 let message = explain_enum::<UnknownLanguage>(message, "UnknownLanguage");
                 anyhow::anyhow!("configuration: {message}")
-            })?;
+            },
+        )?;
         settings.validate()?;
         Ok(settings)
     }

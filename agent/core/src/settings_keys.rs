@@ -25,14 +25,20 @@ pub fn read<T: DeserializeOwned>(
     merged: &Config,
     section: &str,
     layers: &Layers<'_>,
-) -> Result<T, String> {
+) -> Result<T, KeyError> {
     let first = if section.is_empty() {
         merged.clone().try_deserialize::<T>()
     } else {
         merged.get::<T>(section)
     };
-    first.map_err(|e| explain::<T>(merged, section, layers, e.to_string()))
+    first.map_err(|e| KeyError(explain::<T>(merged, section, layers, e.to_string())))
 }
+
+/// A configuration mistake, explained: its whole key, the layer it came from and
+/// what would work (`agent.sinks[0].path: missing field`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct KeyError(pub String);
 
 /// The message for a mistake the `config` crate reported as `message`.
 fn explain<T: DeserializeOwned>(

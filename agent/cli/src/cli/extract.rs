@@ -184,29 +184,23 @@ impl Writer<'_> {
         let url = page.url.to_string();
         let p = self.extractor;
         let json = |v: serde_json::Value| Shown::Json(v);
-        let shown: Result<Shown, String> = if self.args.block_features {
-            p.block_rows(page)
-                .and_then(|rows| serde_json::to_value(rows).map_err(|e| e.to_string()))
-                .map(json)
-        } else if self.args.page_features {
-            p.page_row(page)
-                .map(|row| json(serde_json::json!({ "row": row })))
-        } else {
-            match (self.args.jsonl, self.args.format) {
-                (true, _) => p
-                    .extract(page)
-                    .map(|x| json(serde_json::json!({ "content": x.content }))),
-                (false, Format::Text) => p.extract(page).map(|x| Shown::Plain(x.content)),
-                (false, Format::Markdown) => p
-                    .document(page, true)
-                    .map(|d| Shown::Plain(d.markdown.unwrap_or_default())),
-                (false, Format::Json) => p
-                    .document(page, true)
-                    .and_then(|d| serde_json::to_value(&d).map_err(|e| e.to_string()))
-                    .map(json),
-            }
+        let shown = || -> anyhow::Result<Shown> {
+            Ok(if self.args.block_features {
+                json(serde_json::to_value(p.block_rows(page)?)?)
+            } else if self.args.page_features {
+                json(serde_json::json!({ "row": p.page_row(page)? }))
+            } else {
+                match (self.args.jsonl, self.args.format) {
+                    (true, _) => json(serde_json::json!({ "content": p.extract(page)?.content })),
+                    (false, Format::Text) => Shown::Plain(p.extract(page)?.content),
+                    (false, Format::Markdown) => {
+                        Shown::Plain(p.document(page, true)?.markdown.unwrap_or_default())
+                    }
+                    (false, Format::Json) => json(serde_json::to_value(p.document(page, true)?)?),
+                }
+            })
         };
-        match shown {
+        match shown() {
             Ok(Shown::Plain(text)) => self.plain(out, head.then_some(url.as_str()), &text),
             Ok(Shown::Json(fields)) => {
                 // `path` and `url` first, then what the format gives.
@@ -220,7 +214,13 @@ impl Writer<'_> {
                 writeln!(out)?;
                 Ok(())
             }
-            Err(e) => self.error(out, &path, &origin_place(&page.origin), &url, &e),
+            Err(e) => self.error(
+                out,
+                &path,
+                &origin_place(&page.origin),
+                &url,
+                &e.to_string(),
+            ),
         }
     }
 

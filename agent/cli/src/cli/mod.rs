@@ -18,7 +18,7 @@ mod spun;
 mod styles;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
 #[command(
@@ -217,6 +217,20 @@ fn init_logging(daemon: bool) {
         .with_ansi(colour)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+/// What a command says of a line of a verdict file that is not one (it goes on
+/// without the line).
+pub fn not_a_verdict<'a>(
+    who: &'a str,
+    path: &'a Path,
+) -> impl FnMut(usize, &serde_json::Error) + 'a {
+    move |n, e| {
+        eprintln!(
+            "crawlsieve {who}: {}:{n}: not a verdict: {e}",
+            path.display()
+        )
+    }
 }
 
 /// Every line of a verdict file (the JSONL `scan` and the agent write, plain

@@ -350,7 +350,7 @@ fn collect(r: &ReadArgs, inputs: &[String], mut c: Collector) -> anyhow::Result<
 fn document(p: &Pipeline, doc: &Document, k: usize) -> Result<(DocLine, Vec<u64>), String> {
     let (url, site, content) = match doc {
         Document::Page(page) => {
-            let e = p.extractor().extract(page)?;
+            let e = p.extractor().extract(page).map_err(|e| e.to_string())?;
             let url = page.url.to_string();
             let site = crawlsieve_core::input::site::registered_domain(&url);
             (url, site, e.content)
@@ -377,20 +377,24 @@ fn read_verdicts(
     c: &mut Collector,
     without_content: &mut u64,
 ) -> anyhow::Result<()> {
-    sources::read_verdict_lines(path, "quilts", |_, v: VerdictRecord| {
-        if v.line_type.is_some() {
-            return Ok(()); // site flags and other events
-        }
-        let Some(content) = v.content else {
-            *without_content += 1;
-            return Ok(());
-        };
-        let site = v
-            .site
-            .or_else(|| crawlsieve_core::input::site::registered_domain(&v.url));
-        let (line, g) = line(v.url, site, &content, k);
-        c.add(&line, &g)
-    })?;
+    sources::read_verdict_lines(
+        path,
+        super::not_a_verdict("quilts", path),
+        |_, v: VerdictRecord| {
+            if v.line_type.is_some() {
+                return Ok(()); // site flags and other events
+            }
+            let Some(content) = v.content else {
+                *without_content += 1;
+                return Ok(());
+            };
+            let site = v
+                .site
+                .or_else(|| crawlsieve_core::input::site::registered_domain(&v.url));
+            let (line, g) = line(v.url, site, &content, k);
+            c.add(&line, &g)
+        },
+    )?;
     Ok(())
 }
 

@@ -160,21 +160,26 @@ fn signatures(a: &SpunArgs) -> anyhow::Result<Vec<Signature>> {
     }
     let mut without_content = 0u64;
     for v in &verdicts {
-        sources::read_verdict_lines(Path::new(v), "spun", |_, v: VerdictRecord| {
-            if !v.is_verdict() {
-                return Ok(());
-            }
-            let Some(content) = v.content else {
-                without_content += 1;
-                return Ok(());
-            };
-            let site = v
-                .site
-                .or_else(|| crawlsieve_core::input::site::registered_domain(&v.url));
-            let m = pipeline.matchable_paragraphs(content.split('\n').filter(|p| !p.is_empty()));
-            out.extend(signature(v.url, site, m));
-            Ok(())
-        })?;
+        sources::read_verdict_lines(
+            Path::new(v),
+            super::not_a_verdict("spun", Path::new(v)),
+            |_, v: VerdictRecord| {
+                if !v.is_verdict() {
+                    return Ok(());
+                }
+                let Some(content) = v.content else {
+                    without_content += 1;
+                    return Ok(());
+                };
+                let site = v
+                    .site
+                    .or_else(|| crawlsieve_core::input::site::registered_domain(&v.url));
+                let m =
+                    pipeline.matchable_paragraphs(content.split('\n').filter(|p| !p.is_empty()));
+                out.extend(signature(v.url, site, m));
+                Ok(())
+            },
+        )?;
     }
     if without_content > 0 {
         eprintln!(
@@ -198,10 +203,14 @@ fn signature(url: String, site: Option<String>, m: Matchable) -> Option<Signatur
 fn read_signatures(inputs: &[String]) -> anyhow::Result<Vec<Signature>> {
     let mut out = Vec::new();
     for input in sources::expand_documents(inputs)? {
-        let skipped = sources::read_verdict_lines(Path::new(&input), "spun", |_, s: Signature| {
-            out.push(s);
-            Ok(())
-        })?;
+        let skipped = sources::read_verdict_lines(
+            Path::new(&input),
+            super::not_a_verdict("spun", Path::new(&input)),
+            |_, s: Signature| {
+                out.push(s);
+                Ok(())
+            },
+        )?;
         anyhow::ensure!(
             skipped == 0 || !out.is_empty(),
             "{input}: not a signatures file (written by `crawlsieve spun --signatures-only`)"

@@ -175,31 +175,35 @@ fn read_verdicts(
     let mut broken = 0;
     let mut no_fingerprint = 0;
     let mut read = 0;
-    let unreadable = sources::read_verdict_lines(path, "styles", |n, v: VerdictRecord| {
-        if v.line_type.is_some() {
-            return Ok(()); // site flags and other events
-        }
-        let Some(encoded) = v.style_fp else {
-            no_fingerprint += 1;
-            return Ok(());
-        };
-        let fp = match Fingerprint::decode(&encoded) {
-            Ok(fp) => fp,
-            Err(e) => {
-                eprintln!("crawlsieve styles: {}:{n}: {e}", path.display());
-                broken += 1;
-                return Ok(());
+    let unreadable = sources::read_verdict_lines(
+        path,
+        super::not_a_verdict("styles", path),
+        |n, v: VerdictRecord| {
+            if v.line_type.is_some() {
+                return Ok(()); // site flags and other events
             }
-        };
-        let page = PageRef {
-            url: v.url,
-            site: v.site,
-        };
-        seen(&page, &fp);
-        store.push(&fp, &page)?;
-        read += 1;
-        Ok(())
-    })?;
+            let Some(encoded) = v.style_fp else {
+                no_fingerprint += 1;
+                return Ok(());
+            };
+            let fp = match Fingerprint::decode(&encoded) {
+                Ok(fp) => fp,
+                Err(e) => {
+                    eprintln!("crawlsieve styles: {}:{n}: {e}", path.display());
+                    broken += 1;
+                    return Ok(());
+                }
+            };
+            let page = PageRef {
+                url: v.url,
+                site: v.site,
+            };
+            seen(&page, &fp);
+            store.push(&fp, &page)?;
+            read += 1;
+            Ok(())
+        },
+    )?;
     loaded.broken += broken + unreadable;
     loaded.no_fingerprint += no_fingerprint;
     loaded.from_verdicts += read;

@@ -147,8 +147,8 @@ impl Extractor {
     }
 
     /// Extraction only: the pass and the content.
-    pub fn extract(&self, page: &Page) -> Result<Extracted, String> {
-        let analysis = self.read(page, |_| {}).map_err(|e| e.to_string())?;
+    pub fn extract(&self, page: &Page) -> Result<Extracted, AnalyseError> {
+        let analysis = self.read(page, |_| {})?;
         let content = self.content(&analysis, page);
         Ok(Extracted {
             title: analysis.title.clone(),
@@ -190,7 +190,7 @@ impl Extractor {
     /// The content with its structure and the page's metadata, language and
     /// type (one HTML pass that also keeps the page's outline). `markdown`:
     /// render the content as Markdown too.
-    pub fn document(&self, page: &Page, markdown: bool) -> Result<Document, String> {
+    pub fn document(&self, page: &Page, markdown: bool) -> Result<Document, AnalyseError> {
         let (analysis, content, metadata) = self.outlined(page)?;
         let row = pagetype::features(&analysis, &content, &metadata, &page.url);
         let page_type = self.page_types.classify(&row);
@@ -209,7 +209,7 @@ impl Extractor {
 
     /// The page-level feature row the page-type model reads (what
     /// `bench/train_pagetype.py` learns from).
-    pub fn page_row(&self, page: &Page) -> Result<Vec<f32>, String> {
+    pub fn page_row(&self, page: &Page) -> Result<Vec<f32>, AnalyseError> {
         let (analysis, content, metadata) = self.outlined(page)?;
         Ok(pagetype::features(
             &analysis, &content, &metadata, &page.url,
@@ -217,7 +217,7 @@ impl Extractor {
     }
 
     /// The HTML pass with the page's outline, the content and the metadata.
-    fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), String> {
+    fn outlined(&self, page: &Page) -> Result<(Analysis, Content, Metadata), AnalyseError> {
         let analysis = self.outlined_analysis(page)?;
         let content = self.content(&analysis, page);
         let metadata = super::metadata::metadata(&analysis, &page.url);
@@ -225,13 +225,10 @@ impl Extractor {
     }
 
     /// The HTML pass with the page's outline.
-    fn outlined_analysis(&self, page: &Page) -> Result<Analysis, String> {
+    fn outlined_analysis(&self, page: &Page) -> Result<Analysis, AnalyseError> {
         let budget = analyse::Budget::from_now(self.max_page_ms);
         let decoded = decode_page(page);
-        let analysis =
-            analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
-                .map_err(|e| e.to_string())?;
-        Ok(analysis)
+        analyse::analyse_within(&decoded.text, self.rule_for(&page.url), true, budget)
     }
 
     /// Every block of a page with its feature row, and per block where it
@@ -239,7 +236,7 @@ impl Extractor {
     /// bounds `[lo, hi)` level by level (`extract --block-features`, what the
     /// learned scorer is trained on); and the page's kind with the row it
     /// comes from.
-    pub fn block_rows(&self, page: &Page) -> Result<BlockRows, String> {
+    pub fn block_rows(&self, page: &Page) -> Result<BlockRows, AnalyseError> {
         let analysis = self.outlined_analysis(page)?;
         let (rows, layout) = super::block_rows(&analysis);
         let metadata = super::metadata::metadata(&analysis, &page.url);

@@ -133,6 +133,27 @@ enum Scores {
     },
 }
 
+/// A page-type model file this build cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum PageTypeError {
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("page-type model trained on other features")]
+    Features,
+    #[error("page-type model: table sizes do not match")]
+    Sizes,
+    #[error("page-type model format 1 needs mean, scale, coef, intercept")]
+    Linear,
+    #[error("page-type model format 2 needs bias and trees")]
+    Trees,
+    #[error("page-type model: tree {0}: {1}")]
+    Tree(usize, &'static str),
+    #[error("page-type model: temperature must be a positive number")]
+    Temperature,
+    #[error("page-type model format {0} (this build reads 1 and 2)")]
+    Format(u32),
+}
+
 impl Model {
     /// The model shipped in `rules/pagetype.json`.
     pub fn shipped() -> Model {
@@ -140,13 +161,13 @@ impl Model {
     }
 
     /// Parses and checks a model file.
-    pub fn parse(json: &str) -> Result<Model, String> {
-        let f: File = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    pub fn parse(json: &str) -> Result<Model, PageTypeError> {
+        let f: File = serde_json::from_str(json)?;
         if f.features != NAMES {
-            return Err("page-type model trained on other features".into());
+            return Err(PageTypeError::Features);
         }
         let (n, k) = (NAMES.len(), f.classes.len());
-        let sizes = || "page-type model: table sizes do not match".to_string();
+        let sizes = || PageTypeError::Sizes;
         if k == 0 {
             return Err(sizes());
         }
@@ -155,9 +176,7 @@ impl Model {
                 let (Some(mean), Some(scale), Some(coef), Some(intercept)) =
                     (f.mean, f.scale, f.coef, f.intercept)
                 else {
-                    return Err(
-                        "page-type model format 1 needs mean, scale, coef, intercept".into(),
-                    );
+                    return Err(PageTypeError::Linear);
                 };
                 let ok = mean.len() == n
                     && scale.len() == n
@@ -176,18 +195,17 @@ impl Model {
             }
             2 => {
                 let (Some(bias), Some(trees)) = (f.bias, f.trees) else {
-                    return Err("page-type model format 2 needs bias and trees".into());
+                    return Err(PageTypeError::Trees);
                 };
                 if bias.len() != k || trees.iter().any(|per_type| per_type.len() != k) {
                     return Err(sizes());
                 }
                 for (i, t) in trees.iter().flatten().enumerate() {
-                    check(t, n, MAX_DEPTH)
-                        .map_err(|why| format!("page-type model: tree {i}: {why}"))?;
+                    check(t, n, MAX_DEPTH).map_err(|why| PageTypeError::Tree(i, why))?;
                 }
                 let temperature = f.temperature.unwrap_or(1.0);
                 if !(temperature.is_finite() && temperature > 0.0) {
-                    return Err("page-type model: temperature must be a positive number".into());
+                    return Err(PageTypeError::Temperature);
                 }
                 Scores::Trees {
                     bias,
@@ -195,11 +213,7 @@ impl Model {
                     temperature,
                 }
             }
-            other => {
-                return Err(format!(
-                    "page-type model format {other} (this build reads 1 and 2)"
-                ))
-            }
+            other => return Err(PageTypeError::Format(other)),
         };
         Ok(Model {
             classes: f.classes,

@@ -79,6 +79,19 @@ pub struct Language {
     pub common: FxHashSet<u64>,
 }
 
+/// A mutables table this build cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DictionaryError {
+    #[error("line {0}: no tab")]
+    NoTab(usize),
+    #[error("line {0}: version is not a number")]
+    Version(usize),
+    #[error("line {0}: unknown key {1}")]
+    Key(usize, String),
+    #[error("no version line")]
+    NoVersion,
+}
+
 impl Dictionary {
     /// The shipped dictionary, unpacked on first use (English: 57,220 words, about 1 MB).
     pub fn shipped() -> &'static Dictionary {
@@ -93,22 +106,16 @@ impl Dictionary {
     }
 
     /// Parses the table (`bench/build_mutables.py` says its format).
-    pub fn parse(text: &str) -> Result<Dictionary, String> {
+    pub fn parse(text: &str) -> Result<Dictionary, DictionaryError> {
         let mut version = None;
         let mut by_language = FxHashMap::default();
         for (n, line) in text.lines().enumerate() {
             if line.starts_with('#') || line.is_empty() {
                 continue;
             }
-            let (key, words) = line
-                .split_once('\t')
-                .ok_or_else(|| format!("line {}: no tab", n + 1))?;
+            let (key, words) = line.split_once('\t').ok_or(DictionaryError::NoTab(n + 1))?;
             if key == "version" {
-                version = Some(
-                    words
-                        .parse()
-                        .map_err(|_| format!("line {}: version is not a number", n + 1))?,
-                );
+                version = Some(words.parse().map_err(|_| DictionaryError::Version(n + 1))?);
                 continue;
             }
             let set: FxHashSet<u64> = words
@@ -123,7 +130,7 @@ impl Dictionary {
                         .or_insert_with(Language::default)
                         .common = set
                 }
-                Some(_) => return Err(format!("line {}: unknown key {key}", n + 1)),
+                Some(_) => return Err(DictionaryError::Key(n + 1, key.to_string())),
                 None => {
                     by_language
                         .entry(key.to_string())
@@ -133,7 +140,7 @@ impl Dictionary {
             }
         }
         Ok(Dictionary {
-            version: version.ok_or("no version line")?,
+            version: version.ok_or(DictionaryError::NoVersion)?,
             by_language,
         })
     }

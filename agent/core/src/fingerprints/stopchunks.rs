@@ -59,21 +59,29 @@ impl std::fmt::Debug for StopChunks {
     }
 }
 
+/// A stop-chunk filter that cannot be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StopChunksError {
+    #[error("stopchunks.fp_rate must be in (0, 1), got {0}")]
+    Rate(f64),
+    /// The Bloom filter's own refusal (its error type is a string of its own).
+    #[error("stop-chunk filter: {0}")]
+    Filter(String),
+}
+
 impl StopChunks {
     /// Builds the filter from a stop-chunk list: one chunk per line, `#` starts
     /// a comment line, empty lines are ignored.
-    pub fn from_list(list: &str, fp_rate: f64) -> Result<Self, String> {
+    pub fn from_list(list: &str, fp_rate: f64) -> Result<Self, StopChunksError> {
         let lines: Vec<&str> = list
             .lines()
             .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
             .collect();
         if !(fp_rate > 0.0 && fp_rate < 1.0) {
-            return Err(format!(
-                "stopchunks.fp_rate must be in (0, 1), got {fp_rate}"
-            ));
+            return Err(StopChunksError::Rate(fp_rate));
         }
         let mut bloom = Bloom::new_for_fp_rate_with_seed(lines.len().max(1), fp_rate, &SEED)
-            .map_err(|e| format!("stop-chunk filter: {e}"))?;
+            .map_err(|e| StopChunksError::Filter(e.to_string()))?;
         let mut normalised = String::new();
         for line in &lines {
             chunks::normalise(line, &mut normalised);

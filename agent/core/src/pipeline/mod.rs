@@ -225,11 +225,8 @@ impl Pipeline {
     /// at least `chunks.min_chars` long) and its whole-content hash: what a
     /// labeled set built from this page holds. Same extraction and
     /// normalisation as `process`.
-    pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, String> {
-        let analysis = self
-            .extractor
-            .read(page, |_| {})
-            .map_err(|e| e.to_string())?;
+    pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, AnalyseError> {
+        let analysis = self.extractor.read(page, |_| {})?;
         let content = self.extractor.content(&analysis, page);
         let found = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
         let lang = self.detect(&sample(content.paragraphs(&analysis), self.sample_bytes()));

@@ -31,6 +31,17 @@ pub struct Params {
     pub anchors: usize,
 }
 
+/// Clustering parameters out of their range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamsError {
+    #[error("probes must be 1..={M}, not {0}")]
+    Probes(usize),
+    #[error("check must be 1..{M}, not {0}")]
+    Check(usize),
+    #[error("anchors must be at least 1")]
+    Anchors,
+}
+
 impl Params {
     /// The paper's global clustering (§4.2): p = 20, t = 35 (p·t = 700).
     pub const PAPER: Params = Params {
@@ -39,15 +50,15 @@ impl Params {
         anchors: 16,
     };
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamsError> {
         if self.probes == 0 || self.probes > M {
-            return Err(format!("probes must be 1..={M}, not {}", self.probes));
+            return Err(ParamsError::Probes(self.probes));
         }
         if self.check == 0 || self.check as usize >= M {
-            return Err(format!("check must be 1..{M}, not {}", self.check));
+            return Err(ParamsError::Check(self.check as usize));
         }
         if self.anchors == 0 {
-            return Err("anchors must be at least 1".into());
+            return Err(ParamsError::Anchors);
         }
         Ok(())
     }

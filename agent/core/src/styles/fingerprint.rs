@@ -119,13 +119,21 @@ impl Fingerprint {
         BASE64URL_NOPAD.encode(&self.to_bytes())
     }
 
-    pub fn decode(s: &str) -> Result<Fingerprint, String> {
+    pub fn decode(s: &str) -> Result<Fingerprint, FingerprintError> {
         let bytes = BASE64URL_NOPAD
             .decode(s.as_bytes())
-            .map_err(|e| format!("style_fp is not unpadded URL-safe base64: {e}"))?;
-        Fingerprint::from_bytes(&bytes)
-            .ok_or_else(|| format!("style_fp holds {} bytes, not {}", bytes.len(), M * 4))
+            .map_err(FingerprintError::Base64)?;
+        Fingerprint::from_bytes(&bytes).ok_or(FingerprintError::Length(bytes.len()))
     }
+}
+
+/// A verdict's `style_fp` that is not a fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FingerprintError {
+    #[error("style_fp is not unpadded URL-safe base64: {0}")]
+    Base64(data_encoding::DecodeError),
+    #[error("style_fp holds {0} bytes, not {len}", len = M * 4)]
+    Length(usize),
 }
 
 /// The window hash's byte tables (step 4), made once.

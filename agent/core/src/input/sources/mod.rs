@@ -421,15 +421,15 @@ pub fn is_verdict_file(path: &Path) -> anyhow::Result<bool> {
 
 /// Reads a verdict file (plain or `.gz`) line by line as `T`, with each
 /// line's number; blank lines are skipped, and a line that is not a `T` is
-/// named on stderr (`who` says which command) and skipped. Returns the
-/// number of lines skipped so.
+/// handed to `broken` (with its number) and skipped. Returns the number of
+/// lines skipped so.
 pub fn read_verdict_lines<T: serde::de::DeserializeOwned>(
     path: &Path,
-    who: &str,
+    mut broken: impl FnMut(usize, &serde_json::Error),
     mut each: impl FnMut(usize, T) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     let r = open_maybe_gz(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let mut broken = 0;
+    let mut skipped = 0;
     for (n, line) in r.lines().enumerate() {
         let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         if line.trim().is_empty() {
@@ -438,14 +438,10 @@ pub fn read_verdict_lines<T: serde::de::DeserializeOwned>(
         match serde_json::from_str(&line) {
             Ok(v) => each(n + 1, v)?,
             Err(e) => {
-                eprintln!(
-                    "crawlsieve {who}: {}:{}: not a verdict: {e}",
-                    path.display(),
-                    n + 1
-                );
-                broken += 1;
+                broken(n + 1, &e);
+                skipped += 1;
             }
         }
     }
-    Ok(broken)
+    Ok(skipped)
 }

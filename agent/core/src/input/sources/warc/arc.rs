@@ -199,7 +199,7 @@ pub(super) fn read_records<R: BufRead>(
             Err(reason) => Input::Broken(Broken {
                 url: Some(line.url),
                 origin,
-                reason,
+                reason: reason.to_string(),
             }),
         };
         emit(input, r.pos).map_err(ReadError::Consumer)?;

@@ -7,19 +7,32 @@ use crate::input::page::Page;
 use flate2::bufread::{DeflateDecoder, GzDecoder, ZlibDecoder};
 use std::io::Read;
 
+/// Why an HTTP response holding HTML gives no page: the reason in its `error` verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("HTTP header cut off")]
+    HeaderCut,
+    #[error("bad HTTP header: {0}")]
+    Header(httparse::Error),
+    #[error("unsupported Content-Encoding `{0}`")]
+    Unsupported(String),
+    #[error("bad {0} Content-Encoding: {1}")]
+    Encoding(&'static str, std::io::Error),
+}
+
 /// Turns an HTTP response block into a page: `Ok(None)` when it is not HTML,
 /// `Err` with the reason when it is HTML that cannot be decoded.
 pub fn http_page(
     block: &[u8],
     cut: bool,
     limits: &Limits,
-) -> Result<Option<Page<'static>>, String> {
+) -> Result<Option<Page<'static>>, HttpError> {
     let mut headers = [httparse::EMPTY_HEADER; 256];
     let mut response = httparse::Response::new(&mut headers);
     let header_len = match response.parse(block) {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Err("HTTP header cut off".into()),
-        Err(e) => return Err(format!("bad HTTP header: {e}")),
+        Ok(httparse::Status::Partial) => return Err(HttpError::HeaderCut),
+        Err(e) => return Err(HttpError::Header(e)),
     };
     let status = response.code;
     let header = |name: &str| {
@@ -72,7 +85,7 @@ pub fn http_page(
             body = b;
             truncated |= t;
         }
-        Some(other) => return Err(format!("unsupported Content-Encoding `{other}`")),
+        Some(other) => return Err(HttpError::Unsupported(other.to_string())),
     }
     if body.len() > limits.max_page_bytes {
         body.truncate(limits.max_page_bytes);
@@ -85,8 +98,8 @@ pub fn http_page(
     Ok(Some(page))
 }
 
-fn inflate(mut r: impl Read, max: usize, what: &str) -> Result<(Vec<u8>, bool), String> {
-    read_capped(&mut r, max).map_err(|e| format!("bad {what} Content-Encoding: {e}"))
+fn inflate(mut r: impl Read, max: usize, what: &'static str) -> Result<(Vec<u8>, bool), HttpError> {
+    read_capped(&mut r, max).map_err(|e| HttpError::Encoding(what, e))
 }
 
 fn looks_like_html(payload: &[u8]) -> bool {

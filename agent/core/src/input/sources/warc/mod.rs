@@ -465,7 +465,10 @@ mod tests {
             b"<p>a</p>!"
         );
         let br = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: br\r\n\r\nxxxx";
-        assert!(http_page(br, false, &l).unwrap_err().contains("br"));
+        assert!(http_page(br, false, &l)
+            .unwrap_err()
+            .to_string()
+            .contains("br"));
         assert!(http_page(b"garbage", false, &l).is_err());
     }
 

@@ -156,7 +156,7 @@ pub(super) fn read_records<R: BufRead>(
                 Err(reason) => Some(Input::Broken(Broken {
                     url: Some(url),
                     origin,
-                    reason,
+                    reason: reason.to_string(),
                 })),
             },
         };
