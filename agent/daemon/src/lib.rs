@@ -12,13 +12,15 @@
 //! - `hub`: serves signed labeled sets and their deltas, and discovers blind
 //!   sets from the agents' counts;
 //! - `http`: the HTTP server both run under (connection limits, timeouts,
-//!   graceful shutdown); `shutdown`: SIGINT/SIGTERM as a future.
+//!   graceful shutdown); `shutdown`: SIGINT/SIGTERM as a future; `backoff`:
+//!   the one retry schedule they all wait by.
 //!
 //! Everything here is asynchronous (tokio); the judging itself is the core's
 //! and synchronous, run on worker threads.
 
 pub mod agent;
 pub mod auth;
+pub mod backoff;
 pub mod discoverer;
 pub mod http;
 pub mod hub;

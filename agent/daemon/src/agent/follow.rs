@@ -10,6 +10,7 @@
 //! (a failed delta falls back to the full file).
 
 use crate::auth::Token;
+use crate::backoff::Backoff;
 use crawlsieve_core::labels::file::SetFile;
 use crawlsieve_core::labels::protocol::SetInfo;
 use crawlsieve_core::labels::{delta, LabeledSet, LabelsHandle};
@@ -207,7 +208,7 @@ async fn first_version(
         },
         Err(_) => None,
     };
-    let mut backoff = Backoff::new();
+    let mut backoff = backoff();
     loop {
         let attempt = tokio::time::timeout_at(deadline, update(ctx, name, cached)).await;
         let e = match attempt {
@@ -219,7 +220,7 @@ async fn first_version(
             tracing::warn!(set = name, error = %e, version = v, "hub unreachable at start; using the cached set");
             return Ok(v);
         }
-        if tokio::time::Instant::now() + backoff.0 >= deadline {
+        if tokio::time::Instant::now() + backoff.peek() >= deadline {
             anyhow::bail!(
                 "labels.hub: no verified version of set `{name}` from {} within the start timeout: {e:#}",
                 ctx.base
@@ -297,7 +298,7 @@ async fn apply_delta(ctx: &Ctx, name: &str, from: u64, to: u64) -> anyhow::Resul
 
 /// Follows set `name` forever: long-poll for a newer version, then update.
 async fn follow(ctx: Arc<Ctx>, name: String, mut version: u64) {
-    let mut backoff = Backoff::new();
+    let mut backoff = backoff();
     loop {
         let path = format!("/v1/sets/{name}/next?after={version}&wait={}", ctx.wait);
         let newer = match ctx.get(&path).await {
@@ -333,18 +334,7 @@ async fn follow(ctx: Arc<Ctx>, name: String, mut version: u64) {
     }
 }
 
-/// Exponential backoff, 0.5 s doubling to 30 s.
-struct Backoff(Duration);
-
-impl Backoff {
-    fn new() -> Self {
-        Backoff(Duration::from_millis(500))
-    }
-    fn reset(&mut self) {
-        self.0 = Duration::from_millis(500);
-    }
-    async fn sleep(&mut self) {
-        tokio::time::sleep(self.0).await;
-        self.0 = (self.0 * 2).min(Duration::from_secs(30));
-    }
+/// The follower's retry schedule: 0.5 s doubling to 30 s.
+fn backoff() -> Backoff {
+    Backoff::new(Duration::from_millis(500), Duration::from_secs(30))
 }

@@ -20,6 +20,7 @@
 //! NATS drops the repeats by message id). An fsync per replayed entry would
 //! halve the replay rate for nothing.
 
+use crate::backoff::Backoff;
 use serde::Deserialize;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
@@ -392,7 +393,7 @@ impl Spooled {
         F: FnMut(Vec<u8>) -> Fut,
         Fut: std::future::Future<Output = anyhow::Result<()>>,
     {
-        let mut backoff = Duration::from_millis(200);
+        let mut backoff = Backoff::new(Duration::from_millis(200), Duration::from_secs(5));
         let mut failures = 0u32;
         // Entries published since the spool last ran dry: an operator sees
         // an outage end in the log (its start is the "spooling" warning).
@@ -427,15 +428,14 @@ impl Spooled {
                         tracing::info!(sink = %self.name, "replaying the spool");
                     }
                     replayed += 1;
-                    backoff = Duration::from_millis(200);
+                    backoff.reset();
                     failures = 0;
                 }
                 Err(e) => {
                     tracing::debug!(sink = %self.name, error = %e, "replay: broker still unavailable");
                     failures += 1;
                     failed(failures);
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                    backoff.sleep().await;
                 }
             }
         }

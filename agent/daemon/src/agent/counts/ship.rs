@@ -3,6 +3,7 @@
 
 use super::kafka::ToKafka;
 use super::{outbox_batches, CountStats, Sent};
+use crate::backoff::Backoff;
 use crawlsieve_core::labels::protocol::{CountsReceipt, AGENT_HEADER, BATCH_HEADER};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -41,7 +42,7 @@ pub(super) async fn ship(
     notify: Arc<Notify>,
     stats: Arc<CountStats>,
 ) {
-    let mut backoff = Duration::from_secs(1);
+    let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(60));
     loop {
         let batches = outbox_batches(&outbox).unwrap_or_default();
         stats.outbox.store(batches.len() as u64, Ordering::Relaxed);
@@ -50,19 +51,18 @@ pub(super) async fn ship(
             match to.send(n, &path).await {
                 Ok(sent) => {
                     settle(&outbox, n, &path, sent, &stats);
-                    backoff = Duration::from_secs(1);
+                    backoff.reset();
                 }
                 Err(e) => {
                     stats.send_failures.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(batch = n, error = %format!("{e:#}"), retry_in = ?backoff, "counts not shipped yet");
+                    tracing::warn!(batch = n, error = %format!("{e:#}"), retry_in = ?backoff.peek(), "counts not shipped yet");
                     failed = true;
                     break;
                 }
             }
         }
         if failed {
-            tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(Duration::from_secs(60));
+            backoff.sleep().await;
         } else {
             let _ = tokio::time::timeout(Duration::from_secs(30), notify.notified()).await;
         }

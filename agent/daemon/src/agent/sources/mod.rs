@@ -18,6 +18,7 @@ pub use warc_dir::warc_dir;
 use super::config::SourceKind;
 use super::metrics::{RestartLabel, SourceLabel};
 use super::Agent;
+use crate::backoff::Backoff;
 use crawlsieve_core::input::page::{Input, Origin};
 use crawlsieve_core::input::sources::jsonl::page_from_json;
 use prometheus_client::metrics::counter::Counter;
@@ -144,8 +145,7 @@ where
     F: FnMut(Run) -> Fut,
     Fut: Future<Output = anyhow::Result<Ended>> + Send + 'static,
 {
-    const FIRST: Duration = Duration::from_millis(500);
-    let mut backoff = FIRST;
+    let mut backoff = Backoff::new(Duration::from_millis(500), Duration::from_secs(30));
     while !run.stopping() {
         let before = run.taken.get();
         let why = match tokio::spawn(once(run.clone())).await {
@@ -156,11 +156,11 @@ where
                 "stream_closed"
             }
             Ok(Err(e)) => {
-                tracing::warn!(source = %run.name, error = %e, retry_in = ?backoff, "source not ready");
+                tracing::warn!(source = %run.name, error = %e, retry_in = ?backoff.peek(), "source not ready");
                 "failed"
             }
             Err(e) => {
-                tracing::error!(source = %run.name, error = %e, retry_in = ?backoff, "source panicked");
+                tracing::error!(source = %run.name, error = %e, retry_in = ?backoff.peek(), "source panicked");
                 "panicked"
             }
         };
@@ -174,14 +174,13 @@ where
             .inc();
         use std::sync::atomic::Ordering::Relaxed;
         if run.taken.get() > before {
-            backoff = FIRST;
+            backoff.reset();
             run.stalls.store(0, Relaxed);
         } else if why == "stalled" {
             run.stalls.fetch_add(1, Relaxed);
         }
         let mut s = run.stop.clone();
-        let _ = tokio::time::timeout(backoff, s.wait_for(|s| *s)).await;
-        backoff = (backoff * 2).min(Duration::from_secs(30));
+        let _ = tokio::time::timeout(backoff.step(), s.wait_for(|s| *s)).await;
     }
 }
 
