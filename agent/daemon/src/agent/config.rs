@@ -1,5 +1,6 @@
 //! `[agent]`: what the long-running agent takes pages from and sends verdicts to.
 
+pub use super::sources::{SourceConfig, SourceKind};
 use crate::sinks::spool::SpoolSettings;
 pub use crate::sinks::SinkConfig;
 use serde::Deserialize;
@@ -59,38 +60,6 @@ pub struct TlsSettings {
     pub key_file: PathBuf,
 }
 
-/// A kind of source, as `agent.trusted_sources` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SourceKind {
-    Http,
-    Nats,
-    Kafka,
-    WarcDir,
-}
-
-impl SourceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Http => "http",
-            SourceKind::Nats => "nats",
-            SourceKind::Kafka => "kafka",
-            SourceKind::WarcDir => "warc_dir",
-        }
-    }
-}
-
-impl SourceConfig {
-    pub fn kind(&self) -> SourceKind {
-        match self {
-            SourceConfig::Http {} => SourceKind::Http,
-            SourceConfig::Nats { .. } => SourceKind::Nats,
-            SourceConfig::Kafka { .. } => SourceKind::Kafka,
-            SourceConfig::WarcDir { .. } => SourceKind::WarcDir,
-        }
-    }
-}
-
 impl AgentSettings {
     /// The `[agent]` section of the same layered configuration the core's
     /// settings come from (shipped defaults, `rules_dir`, the file, the
@@ -136,19 +105,7 @@ impl AgentSettings {
     /// start-up, not as a source retrying forever.
     fn check_paths(&self) -> anyhow::Result<()> {
         for (i, source) in self.sources.iter().enumerate() {
-            if let SourceConfig::WarcDir { path, .. } = source {
-                match std::fs::metadata(path) {
-                    Ok(m) if m.is_dir() => {}
-                    Ok(_) => anyhow::bail!(
-                        "configuration: key `agent.sources[{i}].path`: {} is not a directory",
-                        path.display()
-                    ),
-                    Err(e) => anyhow::bail!(
-                        "configuration: key `agent.sources[{i}].path`: {}: {e} (relative paths are from the working directory)",
-                        path.display()
-                    ),
-                }
-            }
+            source.check(i)?;
         }
         Ok(())
     }
@@ -236,89 +193,4 @@ fn default_listen() -> String {
 
 fn default_queue() -> usize {
     64
-}
-
-/// A source of pages.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SourceConfig {
-    /// `POST /v1/pages` on `agent.listen`.
-    Http {},
-    /// Pages published by the crawler to a NATS JetStream subject (JSON envelopes),
-    /// read with a durable pull consumer; each acked once its verdict is delivered.
-    Nats {
-        #[serde(default = "default_nats_url")]
-        url: String,
-        /// The stream holding the pages (created with `subject` when missing).
-        stream: String,
-        subject: String,
-        #[serde(default = "default_consumer")]
-        consumer: String,
-        /// After this long with nothing received, the source asks the server
-        /// whether pages are waiting; waiting and no progress one period later
-        /// = a stalled consumer, started again.
-        #[serde(default = "default_stall_ms")]
-        stall_after_ms: u64,
-    },
-    /// Pages on a Kafka topic (JSON envelopes), read in a consumer group; offsets
-    /// are committed only past pages whose verdicts are delivered.
-    Kafka {
-        brokers: String,
-        topic: String,
-        #[serde(default = "default_group")]
-        group: String,
-        /// As for NATS, with the group's lag and committed offsets.
-        #[serde(default = "default_stall_ms")]
-        stall_after_ms: u64,
-        /// With neighborhoods on: the topic each partition's neighborhood state
-        /// is checkpointed to and handed over through when partitions move
-        /// between the agents of the group (default `<topic>.crawlsieve-neighborhoods`,
-        /// created compacted with the page topic's partition count when missing).
-        #[serde(default)]
-        neighborhoods_topic: Option<String>,
-        /// Seconds between checkpoints of the partitions' neighborhood state;
-        /// offsets are committed with each one, so a crashed agent's pages since
-        /// its last checkpoint are read again (judged again, counted once).
-        #[serde(default = "default_checkpoint_seconds")]
-        checkpoint_seconds: u64,
-    },
-    /// A directory the crawler writes WARC files into: each `*.warc` /
-    /// `*.warc.gz` is read as it grows, every record once (in-progress names
-    /// such as Heritrix's `.open` are ignored); progress is checkpointed so a
-    /// restart neither skips nor repeats a record.
-    WarcDir {
-        path: PathBuf,
-        /// Checkpoint file (default: `.crawlsieve-checkpoint.json` in the directory).
-        #[serde(default)]
-        checkpoint: Option<PathBuf>,
-        #[serde(default = "default_poll")]
-        poll_seconds: u64,
-        /// A file unchanged this long is whole: done once it ends on a whole
-        /// record; a record it still ends inside is read as broken.
-        #[serde(default = "default_settle")]
-        settle_seconds: u64,
-    },
-}
-
-fn default_settle() -> u64 {
-    30
-}
-
-fn default_consumer() -> String {
-    "crawlsieve".into()
-}
-fn default_group() -> String {
-    "crawlsieve".into()
-}
-fn default_checkpoint_seconds() -> u64 {
-    5
-}
-fn default_stall_ms() -> u64 {
-    30_000
-}
-fn default_poll() -> u64 {
-    5
-}
-fn default_nats_url() -> String {
-    "nats://127.0.0.1:4222".into()
 }

@@ -9,13 +9,15 @@
 //! pages, let the ones in flight finish, flush the sinks and save state.
 //!
 //! - `config`: the `[agent]` settings; `pool`: worker threads behind a
-//!   bounded queue; `metrics`: `/metrics`; `ingest`: `POST /v1/pages`.
+//!   bounded queue; `metrics`: `/metrics`; `listener`: the HTTP listener
+//!   (`/healthz`, `/metrics`, and the `http` source's `POST /v1/pages`);
+//!   `sources`: where pages come from, a component each.
 
 pub mod config;
 pub mod counts;
 pub mod feed;
 pub mod follow;
-pub mod ingest;
+pub mod listener;
 pub mod metrics;
 pub mod pool;
 mod run;

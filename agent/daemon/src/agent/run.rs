@@ -4,16 +4,15 @@
 //! shutdown, and stopped in the order that loses nothing: sources first,
 //! then the server, then the sinks flushed.
 
-use super::config::{AgentSettings, SourceConfig, SourceKind};
-use super::ingest::Doors;
-use super::{counts, ingest, pool, sources, Agent};
+use super::config::{AgentSettings, SourceKind};
+use super::listener::{self, Doors};
+use super::{counts, pool, sources, Agent};
 use crate::sinks::{Place, Sink};
 use crawlsieve_core::neighborhoods::tracker::Tracker;
 use crawlsieve_core::pipeline::Pipeline;
 use crawlsieve_core::settings::Settings;
 use metrics::Metrics;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -137,9 +136,8 @@ async fn sinks(agent_settings: &AgentSettings) -> anyhow::Result<Vec<Arc<dyn Sin
     Ok(sinks)
 }
 
-/// The sources that pull pages from a queue (NATS, Kafka, a WARC
-/// directory), each on a task of its own until `stop` turns true. (The
-/// HTTP source is the server's `POST /v1/pages`.)
+/// The sources that pull pages (all but `http`, whose pages arrive on the
+/// listener), each on a task of its own until `stop` turns true.
 fn queue_sources(
     agent: &Arc<Agent>,
     agent_settings: &AgentSettings,
@@ -147,80 +145,17 @@ fn queue_sources(
 ) -> anyhow::Result<JoinSet<()>> {
     let window = agent_settings.queue.max(1);
     let mut tasks = JoinSet::new();
-    for (i, source) in agent_settings.sources.iter().enumerate() {
-        let name = |kind: &str| format!("{kind}-{i}");
-        let stall = |ms: u64| -> anyhow::Result<Duration> {
-            anyhow::ensure!(
-                (100..=3_600_000).contains(&ms),
-                "agent.sources[{i}].stall_after_ms: {ms} is outside 100..=3600000"
-            );
-            Ok(Duration::from_millis(ms))
+    for (index, config) in agent_settings.sources.iter().enumerate() {
+        let at = sources::Place {
+            index,
+            neighborhoods: agent.tracker.is_some(),
         };
-        let run = |kind: SourceKind| {
-            sources::run_for(agent, name(kind.as_str()), kind, window, stop.clone())
+        let Some(source) = config.build(&at)? else {
+            continue;
         };
-        match source.clone() {
-            SourceConfig::Http {} => {}
-            SourceConfig::Nats {
-                url,
-                stream,
-                subject,
-                consumer,
-                stall_after_ms,
-            } => {
-                let nats = sources::nats::Nats {
-                    url,
-                    stream,
-                    subject,
-                    consumer,
-                    stall_after: stall(stall_after_ms)?,
-                };
-                tasks.spawn(sources::nats(run(SourceKind::Nats), nats));
-            }
-            SourceConfig::Kafka {
-                brokers,
-                topic,
-                group,
-                stall_after_ms,
-                neighborhoods_topic,
-                checkpoint_seconds,
-            } => {
-                anyhow::ensure!(
-                    (1..=3600).contains(&checkpoint_seconds),
-                    "agent.sources[{i}].checkpoint_seconds: {checkpoint_seconds} is outside 1..=3600"
-                );
-                let handover = agent
-                    .tracker
-                    .is_some()
-                    .then(|| sources::kafka::HandoverConfig {
-                        state_topic: neighborhoods_topic
-                            .unwrap_or_else(|| format!("{topic}.crawlsieve-neighborhoods")),
-                        every: Duration::from_secs(checkpoint_seconds),
-                    });
-                let kafka = sources::kafka::Kafka {
-                    brokers,
-                    topic,
-                    group,
-                    stall_after: stall(stall_after_ms)?,
-                    handover,
-                };
-                tasks.spawn(sources::kafka(run(SourceKind::Kafka), kafka));
-            }
-            SourceConfig::WarcDir {
-                path,
-                checkpoint,
-                poll_seconds,
-                settle_seconds,
-            } => {
-                let warc_dir = sources::warc_dir::WarcDir {
-                    dir: path,
-                    checkpoint,
-                    poll: Duration::from_secs(poll_seconds.max(1)),
-                    settle: Duration::from_secs(settle_seconds),
-                };
-                tasks.spawn(sources::warc_dir(run(SourceKind::WarcDir), warc_dir));
-            }
-        }
+        let kind = config.kind();
+        let name = format!("{}-{index}", kind.as_str());
+        tasks.spawn(source.run(sources::run_for(agent, name, kind, window, stop.clone())));
     }
     Ok(tasks)
 }
@@ -247,9 +182,9 @@ async fn http_server(
     let http_source = agent_settings
         .sources
         .iter()
-        .any(|s| matches!(s, SourceConfig::Http {}));
+        .any(|s| s.kind() == SourceKind::Http);
     let cert = doors.tls.clone();
-    let app = ingest::router(agent.clone(), http_source, doors);
+    let app = listener::router(agent.clone(), http_source, doors);
     let listener = tokio::net::TcpListener::bind(&agent_settings.listen)
         .await
         .map_err(|e| anyhow::anyhow!("agent.listen {}: {e}", agent_settings.listen))?;

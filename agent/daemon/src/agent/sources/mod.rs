@@ -1,11 +1,18 @@
-//! The agent's queue-like sources: a NATS JetStream subject, a Kafka topic,
-//! a directory of WARC files. Each drives pages through `feed::drive`, and
-//! each runs under `supervise`, so a source never stops for the lifetime of
-//! the agent: a run that fails (broker down at start, a stream that cannot
+//! The agent's sources: pages posted to its listener (`http`), a NATS
+//! JetStream subject, a Kafka topic, a directory of WARC files.
+//!
+//! Each source is a component: a folder with its `config.rs` (the keys of its
+//! `[[agent.sources]]` entry, checked and built into the source) beside the
+//! source itself. The components are listed once, in [`SourceConfig`].
+//!
+//! The queue-like ones (all but `http`, whose pages arrive on the agent's
+//! listener) drive pages through `feed::drive`, and each runs under
+//! `supervise`, so a source never stops for the lifetime of the agent: a run that fails (broker down at start, a stream that cannot
 //! be set up), panics, ends, or is ended by its `watchdog` (a consumer that
 //! went silent with pages waiting) is logged at once, counted in
 //! `crawlsieve_source_restarts_total{source,why}`, and started again.
 
+pub mod http;
 pub mod kafka;
 pub mod nats;
 pub mod warc_dir;
@@ -15,17 +22,112 @@ pub use kafka::kafka;
 pub use nats::nats;
 pub use warc_dir::warc_dir;
 
-use super::config::SourceKind;
 use super::metrics::{RestartLabel, SourceLabel};
 use super::Agent;
 use crate::backoff::Backoff;
 use crawlsieve_core::input::page::{Input, Origin};
 use crawlsieve_core::input::sources::jsonl::page_from_json;
+use futures::future::BoxFuture;
 use prometheus_client::metrics::counter::Counter;
+use serde::Deserialize;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
+
+/// A source that pulls pages while the agent runs.
+pub trait Source: Send + 'static {
+    /// Takes pages until the agent stops (`run.stop`), restarting its own
+    /// failed runs (`supervise`).
+    fn run(self: Box<Self>, run: Run) -> BoxFuture<'static, ()>;
+}
+
+/// A kind of source, as `agent.trusted_sources` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    Http,
+    Nats,
+    Kafka,
+    WarcDir,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Http => "http",
+            SourceKind::Nats => "nats",
+            SourceKind::Kafka => "kafka",
+            SourceKind::WarcDir => "warc_dir",
+        }
+    }
+}
+
+/// One `[[agent.sources]]` entry: `kind` names the component, the other
+/// keys are its own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceConfig {
+    Http(http::Config),
+    Nats(nats::Config),
+    Kafka(kafka::Config),
+    WarcDir(warc_dir::Config),
+}
+
+impl SourceConfig {
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            SourceConfig::Http(_) => SourceKind::Http,
+            SourceConfig::Nats(_) => SourceKind::Nats,
+            SourceConfig::Kafka(_) => SourceKind::Kafka,
+            SourceConfig::WarcDir(_) => SourceKind::WarcDir,
+        }
+    }
+
+    /// What can be checked before anything starts (a directory that is not
+    /// there fails at start-up, naming its key).
+    pub fn check(&self, index: usize) -> anyhow::Result<()> {
+        match self {
+            SourceConfig::WarcDir(c) => c.check(index),
+            _ => Ok(()),
+        }
+    }
+
+    /// The source, its keys checked; None for `http` (its route is the
+    /// listener's: `http::routes`).
+    pub fn build(&self, at: &Place) -> anyhow::Result<Option<Box<dyn Source>>> {
+        Ok(Some(match self {
+            SourceConfig::Http(_) => return Ok(None),
+            SourceConfig::Nats(c) => c.build(at)?,
+            SourceConfig::Kafka(c) => c.build(at)?,
+            SourceConfig::WarcDir(c) => c.build(at)?,
+        }))
+    }
+}
+
+/// Where a source is built: its place in `agent.sources` (its key in errors,
+/// its name in logs and metrics) and what of the agent it depends on.
+pub struct Place {
+    pub index: usize,
+    /// Neighborhoods are on: a partitioned source hands their state over.
+    pub neighborhoods: bool,
+}
+
+impl Place {
+    /// `stall_after_ms`, checked.
+    pub fn stall_after(&self, ms: u64) -> anyhow::Result<Duration> {
+        anyhow::ensure!(
+            (100..=3_600_000).contains(&ms),
+            "agent.sources[{}].stall_after_ms: {ms} is outside 100..=3600000",
+            self.index
+        );
+        Ok(Duration::from_millis(ms))
+    }
+}
+
+pub(crate) fn default_stall_ms() -> u64 {
+    30_000
+}
 
 /// What every run of a source gets.
 #[derive(Clone)]

@@ -1,8 +1,11 @@
 //! Pages from a Kafka topic in a consumer group; with neighborhoods on, each
 //! partition's neighborhood state moves with the partition (`handover`).
 
+mod config;
 pub mod handover;
 mod pump;
+
+pub use config::Config;
 
 use super::watchdog::Backlog;
 use super::{envelope, supervise, Ended, Run};
@@ -65,6 +68,12 @@ const MIN_STALL_AFTER: Duration = Duration::from_secs(6);
 /// with a handover, they are committed with each checkpoint instead.
 pub async fn kafka(run: Run, kafka: Kafka) {
     supervise(run, move |run| kafka_once(run, kafka.clone())).await
+}
+
+impl super::Source for Kafka {
+    fn run(self: Box<Self>, run: Run) -> futures::future::BoxFuture<'static, ()> {
+        Box::pin(kafka(run, *self))
+    }
 }
 
 async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {

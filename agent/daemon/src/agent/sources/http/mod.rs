@@ -1,4 +1,4 @@
-//! `POST /v1/pages`: a crawler hands over one fetched page.
+//! The HTTP source, `POST /v1/pages`: a crawler hands over one fetched page.
 //!
 //! Two forms:
 //! - the body is the page's bytes, with `X-Crawlsieve-Url` (required),
@@ -13,93 +13,40 @@
 //! is not a page (no URL). A malformed envelope is a page with an `error`
 //! verdict, like any broken input.
 //!
-//! The doors ([`Doors`]): with an ingest token, `POST /v1/pages` answers
-//! `401` to a request without it before reading the body; with a metrics
-//! token, so does `/metrics`; `/healthz` is always open (it tells nothing
-//! but that the process is up). Pages posted without a token feed no
-//! neighborhood and no count unless `agent.trusted_sources` says so.
+//! With an ingest token (`agent.ingest_token_file`), `POST /v1/pages` answers
+//! `401` to a request without it before reading the body. Pages posted
+//! without a token feed no neighborhood and no count unless
+//! `agent.trusted_sources` says so. The route is served by the agent's
+//! listener (`crate::agent::listener`), beside `/metrics` and `/healthz`.
 
-use super::config::{AgentSettings, SourceKind};
-use super::Agent;
+mod config;
+
+pub use config::Config;
+
+use super::SourceKind;
+use crate::agent::Agent;
 use crate::auth::{guarded, Token};
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::post;
 use axum::Router;
 use crawlsieve_core::input::page::{Input, Origin, Page};
 use crawlsieve_core::input::sources::jsonl::{json_url, page_from_json};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Who may use the agent's listener, and over what.
-#[derive(Debug, Default)]
-pub struct Doors {
-    /// `POST /v1/pages` needs this bearer token.
-    pub ingest: Option<Token>,
-    /// `/metrics` needs this bearer token.
-    pub metrics: Option<Token>,
-    /// HTTPS with this certificate.
-    pub tls: Option<Arc<crate::tls::Certificate>>,
-}
-
-impl Doors {
-    /// The tokens and certificate `[agent]` names, each read and checked
-    /// now: a missing or unsafe file fails at start-up, naming its key.
-    pub fn from_settings(s: &AgentSettings) -> anyhow::Result<Doors> {
-        let ingest =
-            Token::from_file_or_env(s.ingest_token_file.as_deref(), "CRAWLSIEVE_INGEST_TOKEN")
-                .map_err(|e| anyhow::anyhow!("agent.ingest_token_file: {e}"))?;
-        let metrics =
-            Token::from_file_or_env(s.metrics_token_file.as_deref(), "CRAWLSIEVE_METRICS_TOKEN")
-                .map_err(|e| anyhow::anyhow!("agent.metrics_token_file: {e}"))?;
-        let tls = match &s.tls {
-            Some(t) => Some(
-                crate::tls::Certificate::load(crate::tls::TlsFiles {
-                    cert: t.cert_file.clone(),
-                    key: t.key_file.clone(),
-                })
-                .map_err(|e| anyhow::anyhow!("agent.tls: {e}"))?,
-            ),
-            None => None,
-        };
-        Ok(Doors {
-            ingest,
-            metrics,
-            tls,
-        })
-    }
-}
-
-pub fn router(agent: Arc<Agent>, ingest: bool, doors: Doors) -> Router {
-    let limit = agent.max_page_bytes.saturating_mul(2).max(1 << 20);
-    let mut r = Router::new()
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/metrics", guarded(get(metrics), doors.metrics, "metrics"));
-    if ingest {
-        r = r.route("/v1/pages", guarded(post(pages), doors.ingest, "ingest"));
-    }
-    r.layer(DefaultBodyLimit::max(limit)).with_state(agent)
-}
-
-async fn metrics(State(agent): State<Arc<Agent>>) -> Response {
-    agent.refresh_gauges();
-    (
-        [(
-            header::CONTENT_TYPE,
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        agent.metrics.encode(),
-    )
-        .into_response()
+/// The source's route on the agent's listener, behind `token` when there is one.
+pub fn routes(token: Option<Token>) -> Router<Arc<Agent>> {
+    Router::new().route("/v1/pages", guarded(post(pages), token, "ingest"))
 }
 
 fn refuse(agent: &Agent, why: &str, retry_after: u64) -> Response {
     agent
         .metrics
         .rejected
-        .get_or_create(&super::metrics::WhyLabel { why: why.into() })
+        .get_or_create(&crate::agent::metrics::WhyLabel { why: why.into() })
         .inc();
     (
         StatusCode::SERVICE_UNAVAILABLE,
@@ -201,7 +148,7 @@ async fn pages(State(agent): State<Arc<Agent>>, headers: HeaderMap, body: Bytes)
             agent
                 .metrics
                 .rejected
-                .get_or_create(&super::metrics::WhyLabel {
+                .get_or_create(&crate::agent::metrics::WhyLabel {
                     why: "not_a_page".into(),
                 })
                 .inc();

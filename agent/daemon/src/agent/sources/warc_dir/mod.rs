@@ -17,6 +17,10 @@
 //! verdicts are delivered: a restart, even after SIGKILL, neither skips nor
 //! repeats a record.
 
+mod config;
+
+pub use config::Config;
+
 use super::{supervise, Ended, Run};
 use crate::agent::feed::drive;
 use crawlsieve_core::input::page::Input;
@@ -105,6 +109,12 @@ pub fn is_warc(name: &str) -> bool {
 
 /// Every WARC file of `dir`, read as it grows, until the agent stops.
 /// An unreadable directory or checkpoint is retried under `supervise`.
+impl super::Source for WarcDir {
+    fn run(self: Box<Self>, run: Run) -> futures::future::BoxFuture<'static, ()> {
+        Box::pin(warc_dir(run, *self))
+    }
+}
+
 pub async fn warc_dir(run: Run, warc_dir: WarcDir) {
     supervise(run, move |run| warc_dir_once(run, warc_dir.clone())).await
 }

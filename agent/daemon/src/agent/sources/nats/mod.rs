@@ -1,5 +1,9 @@
 //! Pages from a JetStream stream through a durable pull consumer.
 
+mod config;
+
+pub use config::Config;
+
 use super::watchdog::Backlog;
 use super::{envelope, supervise, Ended, Run};
 use crawlsieve_core::input::page::Origin;
@@ -23,6 +27,12 @@ pub struct Nats {
 /// is retried under `supervise`.
 pub async fn nats(run: Run, nats: Nats) {
     supervise(run, move |run| nats_once(run, nats.clone())).await
+}
+
+impl super::Source for Nats {
+    fn run(self: Box<Self>, run: Run) -> futures::future::BoxFuture<'static, ()> {
+        Box::pin(nats(run, *self))
+    }
 }
 
 async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
