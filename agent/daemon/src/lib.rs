@@ -10,7 +10,8 @@
 //!   (running totals per key range in a consumer group, crossings announced
 //!   to the topic the hub publishes from);
 //! - `hub`: serves signed labeled sets and their deltas, and discovers blind
-//!   sets from the agents' counts;
+//!   sets from the agents' counts; `hub_client`: the one client of its
+//!   protocol, the follower's and the publisher's;
 //! - `http`: the HTTP server both run under (connection limits, timeouts,
 //!   graceful shutdown); `shutdown`: SIGINT/SIGTERM as a future; `backoff`:
 //!   the one retry schedule they all wait by.
@@ -24,6 +25,7 @@ pub mod backoff;
 pub mod discoverer;
 pub mod http;
 pub mod hub;
+pub mod hub_client;
 pub mod kafka;
 pub mod nats;
 pub mod shutdown;

@@ -563,18 +563,26 @@ impl<'a> SetFile<'a> {
         Ok(file)
     }
 
-    /// Parses, checks the normalisation and shingle versions and verifies the signature.
+    /// Parses, checks that this build made its keys the same way (`check`)
+    /// and verifies the signature.
     pub fn open(bytes: &'a [u8], public: &VerifyingKey) -> Result<Self, FileError> {
         let file = Self::parse(bytes)?;
-        let ours = crate::fingerprints::chunks::NORMALISATION_VERSION;
-        if file.header.normalisation != ours {
-            return Err(FileError::Normalisation(file.header.normalisation, ours));
-        }
-        file.header.check_shingles()?;
-        file.header.check_immutables()?;
-        file.header.check_items()?;
+        file.check()?;
         file.verify(public)?;
         Ok(file)
+    }
+
+    /// Whether this build normalises, shingles, samples immutables and makes
+    /// item grams as the set was made: a set made otherwise would match
+    /// nothing (or the wrong things). The hub checks uploads with it too.
+    pub fn check(&self) -> Result<(), FileError> {
+        let ours = crate::fingerprints::chunks::NORMALISATION_VERSION;
+        if self.header.normalisation != ours {
+            return Err(FileError::Normalisation(self.header.normalisation, ours));
+        }
+        self.header.check_shingles()?;
+        self.header.check_immutables()?;
+        self.header.check_items()
     }
 
     /// Checks the signature.

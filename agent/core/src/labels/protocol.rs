@@ -1,9 +1,64 @@
 //! What the hub and the agents exchange, besides the set files themselves
-//! (`file`), deltas (`delta`) and count files (`count`): the metadata of a
-//! set version as `GET /v1/sets/{name}` and the long-poll serve it, and the
-//! headers and answers of `POST /v1/counts/{set}`. It lives with the
-//! sets, below both sides, so that neither the hub nor a follower imports
-//! the other.
+//! (`file`), deltas (`delta`) and count files (`count`): the names a set may
+//! have, the HTTP paths (`paths`), the metadata of a set version as
+//! `GET /v1/sets/{name}` and the long-poll serve it, and the headers and
+//! answers of `POST /v1/counts/{set}`. It lives with the sets, below both
+//! sides, so that neither the hub nor a follower imports the other; the one
+//! HTTP client over it is the daemon's `hub_client`.
+
+/// Whether `name` may name a set. Set names are path components (of URLs and
+/// of the hub's store): keep them boring.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
+        && !name.starts_with('.')
+}
+
+/// The hub's HTTP paths: the routes its server declares and the paths its
+/// clients ask for, from one place.
+pub mod paths {
+    /// `GET`: every set's latest metadata.
+    pub const SETS: &str = "/v1/sets";
+    /// `GET`: a set's latest metadata; `POST`: publish its next version.
+    pub const SET: &str = "/v1/sets/{name}";
+    /// `GET [?version=N]`: the signed file (immutable with `version`).
+    pub const FULL: &str = "/v1/sets/{name}/full";
+    /// `GET ?from=N&to=M`: a signed delta.
+    pub const DELTA: &str = "/v1/sets/{name}/delta";
+    /// `GET ?after=N&wait=S`: long-poll for a version past `after`.
+    pub const NEXT: &str = "/v1/sets/{name}/next";
+    /// `POST`: merge the agents' counts now (a blind set).
+    pub const DISCOVER: &str = "/v1/sets/{name}/discover";
+    /// `POST`: one batch of one agent's counts.
+    pub const COUNTS: &str = "/v1/counts/{name}";
+
+    fn of(route: &str, name: &str) -> String {
+        route.replace("{name}", name)
+    }
+
+    pub fn set(name: &str) -> String {
+        of(SET, name)
+    }
+
+    pub fn full(name: &str, version: u64) -> String {
+        format!("{}?version={version}", of(FULL, name))
+    }
+
+    pub fn delta(name: &str, from: u64, to: u64) -> String {
+        format!("{}?from={from}&to={to}", of(DELTA, name))
+    }
+
+    pub fn next(name: &str, after: u64, wait_seconds: u64) -> String {
+        format!("{}?after={after}&wait={wait_seconds}", of(NEXT, name))
+    }
+
+    pub fn counts(name: &str) -> String {
+        of(COUNTS, name)
+    }
+}
 
 /// Latest metadata of a set, as the hub serves it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]

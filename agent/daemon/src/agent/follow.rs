@@ -11,8 +11,9 @@
 
 use crate::auth::Token;
 use crate::backoff::Backoff;
+use crate::hub_client::HubClient;
 use crawlsieve_core::labels::file::SetFile;
-use crawlsieve_core::labels::protocol::SetInfo;
+use crawlsieve_core::labels::protocol::{paths, SetInfo};
 use crawlsieve_core::labels::{delta, LabeledSet, LabelsHandle};
 use crawlsieve_core::settings::HubFollowSettings;
 use ed25519_dalek::VerifyingKey;
@@ -41,9 +42,7 @@ pub struct Follower {
 }
 
 struct Ctx {
-    client: reqwest::Client,
-    base: String,
-    token: Option<Token>,
+    hub: HubClient,
     public: VerifyingKey,
     cache: PathBuf,
     labels: LabelsHandle,
@@ -68,16 +67,15 @@ pub fn start(
         .unwrap_or_else(|| std::env::temp_dir().join("crawlsieve-labels"));
     std::fs::create_dir_all(&cache)
         .map_err(|e| anyhow::anyhow!("labels.hub.cache_dir {}: {e}", cache.display()))?;
-    let client = crate::tls::client(settings.ca_file.as_deref())
-        .map_err(|e| anyhow::anyhow!("labels.hub.ca_file: {e}"))?
-        .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(settings.wait_seconds + 60))
-        .build()?;
+    let wait = settings.wait_seconds;
+    let hub = HubClient::new(&settings.url, token, settings.ca_file.as_deref(), |b| {
+        b.connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(wait + 60))
+    })
+    .map_err(|e| anyhow::anyhow!("labels.hub.ca_file: {e}"))?;
     let stats = Arc::new(FollowStats::default());
     let ctx = Arc::new(Ctx {
-        client,
-        base: settings.url.trim_end_matches('/').to_string(),
-        token,
+        hub,
         public,
         cache,
         labels,
@@ -132,22 +130,11 @@ impl Ctx {
     }
 
     async fn get(&self, path: &str) -> anyhow::Result<reqwest::Response> {
-        let mut req = self.client.get(format!("{}{path}", self.base));
-        if let Some(t) = &self.token {
-            req = req.bearer_auth(t.secret());
-        }
-        let resp = req.send().await?;
-        Ok(resp)
+        Ok(self.hub.get(path).await?)
     }
 
     async fn bytes(&self, path: &str) -> anyhow::Result<Vec<u8>> {
-        let resp = self.get(path).await?;
-        let status = resp.status();
-        if !status.is_success() {
-            let text = resp.text().await.unwrap_or_default();
-            anyhow::bail!("GET {path}: {status}: {}", text.trim());
-        }
-        Ok(resp.bytes().await?.to_vec())
+        self.hub.bytes(path).await
     }
 
     /// Verifies `bytes` as set `name`, builds it (on a blocking thread),
@@ -223,7 +210,7 @@ async fn first_version(
         if tokio::time::Instant::now() + backoff.peek() >= deadline {
             anyhow::bail!(
                 "labels.hub: no verified version of set `{name}` from {} within the start timeout: {e:#}",
-                ctx.base
+                ctx.hub.base()
             );
         }
         tracing::warn!(set = name, error = %e, "fetching labeled set; will retry");
@@ -235,12 +222,9 @@ async fn first_version(
 /// when possible, else the full file.
 async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u64> {
     let latest: SetInfo = {
-        let resp = ctx
-            .get(&format!("/v1/sets/{name}"))
-            .await
-            .inspect_err(|_| {
-                ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
-            })?;
+        let resp = ctx.get(&paths::set(name)).await.inspect_err(|_| {
+            ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
+        })?;
         if !resp.status().is_success() {
             ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
             anyhow::bail!("GET /v1/sets/{name}: {}", resp.status());
@@ -263,7 +247,7 @@ async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u
     }
     let bytes = ctx
         // URLs that name versions are immutable: a cache in front of the hub serves them.
-        .bytes(&format!("/v1/sets/{name}/full?version={}", latest.version))
+        .bytes(&paths::full(name, latest.version))
         .await
         .inspect_err(|_| {
             ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
@@ -276,7 +260,7 @@ async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u
 
 async fn apply_delta(ctx: &Ctx, name: &str, from: u64, to: u64) -> anyhow::Result<u64> {
     let delta_bytes = ctx
-        .bytes(&format!("/v1/sets/{name}/delta?from={from}&to={to}"))
+        .bytes(&paths::delta(name, from, to))
         .await
         .inspect_err(|_| {
             ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
@@ -300,7 +284,7 @@ async fn apply_delta(ctx: &Ctx, name: &str, from: u64, to: u64) -> anyhow::Resul
 async fn follow(ctx: Arc<Ctx>, name: String, mut version: u64) {
     let mut backoff = backoff();
     loop {
-        let path = format!("/v1/sets/{name}/next?after={version}&wait={}", ctx.wait);
+        let path = paths::next(&name, version, ctx.wait);
         let newer = match ctx.get(&path).await {
             Ok(resp) if resp.status() == reqwest::StatusCode::NO_CONTENT => false,
             Ok(resp) if resp.status().is_success() => true,

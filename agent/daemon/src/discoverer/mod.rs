@@ -124,7 +124,7 @@ impl Discoverer {
     /// topic fits the count topic.
     pub async fn connect(config: DiscovererConfig) -> anyhow::Result<Arc<Discoverer>> {
         anyhow::ensure!(
-            crate::hub::store::valid_name(&config.set),
+            crawlsieve_core::labels::protocol::valid_name(&config.set),
             "--set `{}`: use 1-64 of a-z 0-9 - _ .",
             config.set
         );

@@ -69,7 +69,7 @@ impl Blind {
         let mut sets = BTreeMap::new();
         for (name, threshold) in d.sets {
             anyhow::ensure!(
-                super::store::valid_name(&name),
+                crawlsieve_core::labels::protocol::valid_name(&name),
                 "blind set `{name}`: use 1-64 of a-z 0-9 - _ ."
             );
             if let Some(cap) = d.agent_cap {

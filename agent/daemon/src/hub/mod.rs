@@ -38,12 +38,13 @@ use axum::{Json, Router};
 use cache::Lifetime;
 use crawlsieve_core::labels::file::SetFile;
 use crawlsieve_core::labels::origin;
+use crawlsieve_core::labels::protocol::{paths, valid_name};
 use ed25519_dalek::SigningKey;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use store::Upload;
-use store::{valid_name, SetInfo, Store};
+use store::{SetInfo, Store};
 use tokio::sync::watch;
 
 /// How the hub runs.
@@ -145,13 +146,13 @@ fn hub(config: HubConfig) -> anyhow::Result<Shared> {
 fn router(hub: Shared) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
-        .route("/v1/sets", get(list))
-        .route("/v1/sets/{name}", get(latest).post(publish))
-        .route("/v1/sets/{name}/full", get(full))
-        .route("/v1/sets/{name}/delta", get(delta))
-        .route("/v1/sets/{name}/next", get(next))
-        .route("/v1/sets/{name}/discover", post(blind::discover))
-        .route("/v1/counts/{name}", post(blind::counts))
+        .route(paths::SETS, get(list))
+        .route(paths::SET, get(latest).post(publish))
+        .route(paths::FULL, get(full))
+        .route(paths::DELTA, get(delta))
+        .route(paths::NEXT, get(next))
+        .route(paths::DISCOVER, post(blind::discover))
+        .route(paths::COUNTS, post(blind::counts))
         .with_state(hub)
 }
 
@@ -454,17 +455,9 @@ async fn read_upload(body: Body, limit: usize) -> Answer<Vec<u8>> {
 /// the publisher is authenticated by the token) or a text list of hex SHA-1s.
 fn parse_upload(body: &[u8]) -> Result<Upload, String> {
     if body.starts_with(crawlsieve_core::labels::file::MAGIC) {
-        let file = SetFile::parse(body).map_err(|e| format!("labeled-set file: {e}"))?;
-        let ours = crawlsieve_core::fingerprints::chunks::NORMALISATION_VERSION;
-        if file.header.normalisation != ours {
-            return Err(format!(
-                "normalisation version {} differs from the hub's {ours}",
-                file.header.normalisation
-            ));
-        }
-        file.header
-            .check_shingles()
-            .and_then(|()| file.header.check_immutables())
+        // The checks an agent makes when it opens the file, but the signature's.
+        let file = SetFile::parse(body)
+            .and_then(|file| file.check().map(|()| file))
             .map_err(|e| format!("labeled-set file: {e}"))?;
         return Ok(Upload {
             contents: file.contents(),

@@ -18,15 +18,7 @@ pub struct Store {
     sets: Mutex<BTreeMap<String, BTreeMap<u64, SetInfo>>>,
 }
 
-/// Set names are path components: keep them boring.
-pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
-        && !name.starts_with('.')
-}
+pub use crawlsieve_core::labels::protocol::valid_name;
 
 /// A set as published: keys and SimHashes (each strictly ascending), the
 /// minimum chunk length they were made with, and whether they hold shingles.

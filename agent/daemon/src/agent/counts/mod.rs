@@ -80,7 +80,7 @@ impl Counting {
         min_chars: u32,
     ) -> anyhow::Result<Counting> {
         anyhow::ensure!(
-            crate::hub::store::valid_name(&s.set),
+            crawlsieve_core::labels::protocol::valid_name(&s.set),
             "agent.counts.set: `{}`: use 1-64 of a-z 0-9 - _ .",
             s.set
         );
@@ -266,7 +266,11 @@ fn destination(
         client: crate::tls::client(ca_file)?
             .timeout(Duration::from_secs(120))
             .build()?,
-        url: format!("{}/v1/counts/{}", base.trim_end_matches('/'), s.set),
+        url: format!(
+            "{}{}",
+            base.trim_end_matches('/'),
+            crawlsieve_core::labels::protocol::paths::counts(&s.set)
+        ),
         token,
         agent: agent.to_string(),
     }))
