@@ -20,8 +20,8 @@
 //! Usage: cargo run --release --example running_totals -- [--records 20000000]
 //!        [--threshold 10] [--unique 0.6] [--pool 5000000] [--agent-cap N [--agents 16]]
 
-use crawlsieve_core::discovery::count::Count;
-use crawlsieve_core::discovery::running::Running;
+use crawlsieve_core::crawl::discovery::count::Count;
+use crawlsieve_core::crawl::discovery::running::Running;
 use crawlsieve_core::fingerprints::splitmix64 as splitmix;
 use std::time::Instant;
 

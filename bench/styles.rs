@@ -17,11 +17,11 @@
 mod common;
 
 use common::Rng;
+use crawlsieve_core::crawl::styles::cluster::{self, Params};
+use crawlsieve_core::crawl::styles::store::{PageRef, Store};
+use crawlsieve_core::fingerprints::style::{fingerprint, for_each_part, Fingerprint, M};
 use crawlsieve_core::input::page::Input;
 use crawlsieve_core::input::sources::{self, Limits};
-use crawlsieve_core::styles::cluster::{self, Params};
-use crawlsieve_core::styles::fingerprint::{fingerprint, for_each_part, Fingerprint, M};
-use crawlsieve_core::styles::store::{PageRef, Store};
 use std::time::Instant;
 
 struct Page {
@@ -170,7 +170,7 @@ fn main() -> anyhow::Result<()> {
         if a.is_empty() || b.is_empty() {
             continue;
         }
-        let common = crawlsieve_core::sort::intersection_len(&a, &b);
+        let common = crawlsieve_core::crawl::sort::intersection_len(&a, &b);
         let dice = 2.0 * common as f64 / (a.len() + b.len()) as f64;
         let est = pages[i].fp.similarity(&pages[j].fp);
         let bin = ((dice * 10.0) as usize).min(9);

@@ -80,7 +80,7 @@ const OVER_80: &[(&str, &str, usize)] = &[
     ("agent/core/src/analyse/text.rs", "push_text", 94),
     ("agent/core/src/analyse/tokenizer.rs", "run", 91),
     ("agent/core/src/copies/evidence.rs", "decide", 99),
-    ("agent/core/src/corpus.rs", "walk", 85),
+    ("agent/core/src/crawl/corpus.rs", "walk", 85),
     (
         "agent/core/src/input/sources/warc/arc.rs",
         "read_records",
@@ -100,9 +100,9 @@ const OVER_80: &[(&str, &str, usize)] = &[
     ("agent/core/src/labels/items/build.rs", "build", 89),
     ("agent/core/src/language/langid.rs", "parse", 97),
     ("agent/core/src/language/mod.rs", "decide", 81),
-    ("agent/core/src/quilts/patches.rs", "patches", 86),
-    ("agent/core/src/styles/cluster.rs", "components", 81),
-    ("agent/core/src/styles/cluster.rs", "clusters", 100),
+    ("agent/core/src/crawl/quilts/patches.rs", "patches", 86),
+    ("agent/core/src/crawl/styles/cluster.rs", "components", 81),
+    ("agent/core/src/crawl/styles/cluster.rs", "clusters", 100),
     ("agent/daemon/src/agent/metrics.rs", "register", 85),
     ("agent/daemon/src/agent/run.rs", "queue_sources", 84),
     (

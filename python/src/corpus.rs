@@ -8,7 +8,7 @@
 //! rather than a tuple per occurrence: an engine wraps them as Arrow arrays
 //! without touching each record in Python.
 
-use crawlsieve_core::discovery::count::{self, Count};
+use crawlsieve_core::crawl::discovery::count::{self, Count};
 use crawlsieve_core::fingerprints::chunks::Hash;
 use crawlsieve_core::input::sources::{self, Limits};
 use crawlsieve_core::labels::{file, keys};
@@ -43,7 +43,7 @@ pub fn count_file(
     anyhow::ensure!(ranges >= 1, "ranges must be at least 1");
     let limits = Limits::new(&pipeline.settings().input);
     let mut seen: Vec<(Hash, u64)> = Vec::new();
-    let stats = crawlsieve_core::corpus::occurrences(
+    let stats = crawlsieve_core::crawl::corpus::occurrences(
         pipeline,
         &[path.to_string()],
         &limits,

@@ -376,7 +376,7 @@ fn expand_inputs(paths: Vec<String>, text: bool) -> PyResult<Vec<String>> {
 fn add_up(py: Python<'_>, blobs: Vec<Vec<u8>>, threshold: u64) -> PyResult<Py<PyBytes>> {
     let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
     let out = py
-        .detach(|| crawlsieve_core::discovery::count::add_up(&slices, threshold))
+        .detach(|| crawlsieve_core::crawl::discovery::count::add_up(&slices, threshold))
         .map_err(value_error)?;
     Ok(PyBytes::new(py, &out).unbind())
 }

@@ -46,6 +46,16 @@ fn temporary(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// A file's text, or None when there is none (a rules file a `rules_dir`
+/// may hold or leave to the shipped one); any other failure names the file.
+pub fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("{}: {e}", path.display())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

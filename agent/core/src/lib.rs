@@ -28,30 +28,23 @@
 //! the command line is `crawlsieve`.
 
 pub mod analyse;
-pub mod components;
 pub mod copies;
-pub mod corpus;
-pub mod discovery;
+pub mod crawl;
 pub mod durable;
 pub mod extract;
 pub mod filters;
 pub mod fingerprints;
-pub mod hint;
 pub mod input;
 pub mod labels;
 pub mod language;
 pub mod neighborhoods;
 pub mod output;
 pub mod pipeline;
-pub mod quilts;
-pub mod report;
+pub mod prefetch;
 pub mod revisits;
 pub mod scan;
 pub mod settings;
 pub mod settings_keys;
-pub mod sort;
-pub mod spun;
-pub mod styles;
 pub mod summary;
 pub mod verdict;
 

@@ -4,6 +4,7 @@
 //! flags. Every mistake — an unknown key, a bad value — fails at start-up with
 //! the key and the reason.
 
+use crate::durable::read_optional;
 use anyhow::{bail, Context};
 use config::{Config, Environment, File, FileFormat};
 use serde::Deserialize;
@@ -246,80 +247,15 @@ impl Settings {
         self.neighborhoods.validate()
     }
 
-    /// The extractor these settings describe: the scorer, the closing
-    /// headings, the page-type classifier, the site rules.
+    /// The extractor these settings describe (built in `extract::build`).
     pub fn extractor(&self) -> anyhow::Result<crate::extract::extractor::Extractor> {
-        crate::extract::extractor::Extractor::new(
-            self.scorer()?,
-            self.closing_headings()?,
-            self.page_types()?,
+        crate::extract::build::extractor(
+            &self.extract,
+            self.rules_dir.as_deref(),
             self.site_rules()?,
             self.input.max_page_ms,
             self.language.clone(),
         )
-    }
-
-    /// The content scorer: the model of `rules_dir/extractor.json` (else the
-    /// shipped one) or the plain plateau, as `extract.scorer` says.
-    pub fn scorer(&self) -> anyhow::Result<crate::extract::Scorer> {
-        use crate::extract::{model::Model, Scorer};
-        if self.extract.scorer == ScorerKind::Plateau {
-            return Ok(Scorer::Plateau);
-        }
-        let (text, origin) = match self.rules_dir.as_ref().map(|d| {
-            (
-                read_optional(&d.join("extractor.json")),
-                d.join("extractor.json"),
-            )
-        }) {
-            Some((Ok(Some(text)), path)) => (text, path.display().to_string()),
-            Some((Err(e), _)) => return Err(e),
-            _ => (
-                crate::extract::model::SHIPPED.to_string(),
-                "the shipped rules/extractor.json".to_string(),
-            ),
-        };
-        let model = Box::new(Model::parse(&text).with_context(|| origin.clone())?);
-        anyhow::ensure!(
-            self.extract.scorer != ScorerKind::Pruned || model.prunes(),
-            "extract.scorer = \"pruned\": {origin} has no prune cut (\"prune\"); \
-             bench/train_extractor.py writes one"
-        );
-        Ok(match self.extract.scorer {
-            ScorerKind::Auto | ScorerKind::Pruned => Scorer::Auto {
-                model,
-                below: self.extract.learned_below as f32,
-                prune: self.extract.scorer == ScorerKind::Pruned,
-            },
-            _ => Scorer::Learned(model),
-        })
-    }
-
-    /// The headings at which content ends: `rules_dir/closing_headings.txt`,
-    /// else the shipped list. An empty file turns the cut off.
-    pub fn closing_headings(&self) -> anyhow::Result<crate::extract::closing::Headings> {
-        use crate::extract::closing::Headings;
-        if let Some(dir) = &self.rules_dir {
-            let path = dir.join("closing_headings.txt");
-            if let Some(text) = read_optional(&path)? {
-                return Headings::parse(&text).with_context(|| path.display().to_string());
-            }
-        }
-        Ok(Headings::shipped().clone())
-    }
-
-    /// The page-type classifier: `rules_dir/pagetype.json` (made by
-    /// `bench/train_pagetype.py`), else the shipped one. A malformed file is
-    /// a start-up error naming it.
-    pub fn page_types(&self) -> anyhow::Result<crate::extract::pagetype::Model> {
-        use crate::extract::pagetype::Model;
-        if let Some(dir) = &self.rules_dir {
-            let path = dir.join("pagetype.json");
-            if let Some(text) = read_optional(&path)? {
-                return Model::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
-            }
-        }
-        Ok(Model::shipped())
     }
 
     /// The stop-chunk list: `rules_dir/stopchunks.txt`, else the shipped one.
@@ -346,14 +282,6 @@ impl Settings {
             .into_iter()
             .chain(self.site.iter().cloned())
             .collect())
-    }
-}
-
-fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(anyhow::anyhow!("{}: {e}", path.display())),
     }
 }
 

@@ -1,8 +1,8 @@
 //! `crawlsieve labels ...`: make, inspect, publish and measure labeled sets.
 
 use super::ConfigArgs;
-use crawlsieve_core::corpus::corpus_keys;
-use crawlsieve_core::discovery::count;
+use crawlsieve_core::crawl::corpus::corpus_keys;
+use crawlsieve_core::crawl::discovery::count;
 use crawlsieve_core::input::sources::Limits;
 use crawlsieve_core::labels::{compact::CompactSet, file, keys};
 use crawlsieve_core::Pipeline;
@@ -334,12 +334,17 @@ fn count_corpus(a: CountArgs) -> anyhow::Result<i32> {
     });
     let mut counter = count::Counter::new(&spill, a.memory_mb << 20)?;
     let mut error = None;
-    let stats =
-        crawlsieve_core::corpus::occurrences(&pipeline, &a.inputs, &limits, workers, |h, site| {
+    let stats = crawlsieve_core::crawl::corpus::occurrences(
+        &pipeline,
+        &a.inputs,
+        &limits,
+        workers,
+        |h, site| {
             if let Err(e) = counter.add(h, site) {
                 error.get_or_insert(e);
             }
-        })?;
+        },
+    )?;
     if let Some(e) = error {
         return Err(e);
     }

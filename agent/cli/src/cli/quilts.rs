@@ -2,12 +2,12 @@
 //! (seed 000), over a crawl — in one process, or step by step across machines.
 
 use super::ConfigArgs;
-use crawlsieve_core::corpus::{self, Document};
+use crawlsieve_core::crawl::corpus::{self, Document};
+use crawlsieve_core::crawl::quilts::collect::{Collected, Collector};
+use crawlsieve_core::crawl::quilts::cover::{self, CoverStats, Params, Quilt};
+use crawlsieve_core::crawl::quilts::files::{doc_key, DocLine};
+use crawlsieve_core::crawl::quilts::{grams, patches, K, M};
 use crawlsieve_core::input::sources;
-use crawlsieve_core::quilts::collect::{Collected, Collector};
-use crawlsieve_core::quilts::cover::{self, CoverStats, Params, Quilt};
-use crawlsieve_core::quilts::files::{doc_key, DocLine};
-use crawlsieve_core::quilts::{grams, patches, K, M};
 use crawlsieve_core::verdict::VerdictRecord;
 use crawlsieve_core::Pipeline;
 use std::io::Write;

@@ -1,8 +1,8 @@
 //! `crawlsieve report`: the scan report as one self-contained HTML page.
 
 use super::ConfigArgs;
+use crawlsieve_core::crawl::report::Report;
 use crawlsieve_core::neighborhoods::Neighborhoods;
-use crawlsieve_core::report::Report;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 

@@ -3,10 +3,10 @@
 //! the signatures computed on every machine first (`--signatures-only`).
 
 use super::ConfigArgs;
-use crawlsieve_core::corpus::{self, Document};
+use crawlsieve_core::crawl::corpus::{self, Document};
+use crawlsieve_core::crawl::spun::{self, Params, Signature};
 use crawlsieve_core::input::sources;
 use crawlsieve_core::pipeline::Matchable;
-use crawlsieve_core::spun::{self, Params, Signature};
 use crawlsieve_core::verdict::VerdictRecord;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -2,12 +2,12 @@
 //! all (`like`), or the whole crawl in clusters (`cluster`).
 
 use super::ConfigArgs;
+use crawlsieve_core::crawl::styles::cluster::{self, Params};
+use crawlsieve_core::crawl::styles::rank;
+use crawlsieve_core::crawl::styles::store::{PageRef, Store};
+use crawlsieve_core::fingerprints::style::{fingerprint, Fingerprint, M};
 use crawlsieve_core::input::page::Input;
 use crawlsieve_core::input::sources::{self, Limits};
-use crawlsieve_core::styles::cluster::{self, Params};
-use crawlsieve_core::styles::fingerprint::{fingerprint, Fingerprint, M};
-use crawlsieve_core::styles::rank;
-use crawlsieve_core::styles::store::{PageRef, Store};
 use crawlsieve_core::verdict::VerdictRecord;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -71,7 +71,7 @@ pub fn gather(
         immutables: immutables.len() as u32,
         ..Default::default()
     };
-    let eligible = |c: &&chunks::Chunk| !c.stop && c.chars >= min_chars;
+    let eligible = |c: &&chunks::Chunk| c.matchable(min_chars);
     for chunk in &chunks.chunks {
         e.chunks += 1;
         e.stop_chunks += chunk.stop as u32;

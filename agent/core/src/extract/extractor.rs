@@ -12,7 +12,7 @@ use crate::analyse::{self, AnalyseError, Analysis};
 use crate::input::decode::{decode_page, Decoded};
 use crate::input::page::Page;
 use crate::input::site::{self, SiteRule};
-use crate::language::{self, LanguageSettings};
+use crate::language::LanguageSettings;
 use lol_html::Selector;
 
 /// A per-site content-tag rule, compiled.
@@ -194,9 +194,8 @@ impl Extractor {
         let (analysis, content, metadata) = self.outlined(page)?;
         let row = pagetype::features(&analysis, &content, &metadata, &page.url);
         let page_type = self.page_types.classify(&row);
-        let lang = &self.language;
         let text = content.text(&analysis);
-        let language = language::detect(&text, lang.sample_bytes, lang.thresholds()).code;
+        let language = self.language.detect(&text).code;
         Ok(Document {
             metadata,
             language,

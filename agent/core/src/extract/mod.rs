@@ -19,6 +19,7 @@
 
 use serde::Deserialize;
 pub mod blocks;
+pub mod build;
 pub mod closing;
 pub mod context;
 pub mod dates;
@@ -649,7 +650,7 @@ mod tests {
         let mut settings = crate::settings::Settings::defaults();
         settings.extract.scorer = kind;
         settings.extract.learned_below = below;
-        let scorer = settings.scorer().unwrap();
+        let scorer = build::scorer(&settings.extract, None).unwrap();
         content(a, &scorer, closing::Headings::shipped(), &|| {
             Default::default()
         })

@@ -165,6 +165,14 @@ pub struct Chunk {
     pub stop: bool,
 }
 
+impl Chunk {
+    /// Whether the chunk is matched against labeled sets and counted for
+    /// discovery: not a stop chunk, and at least `min_chars` (`chunks.min_chars`).
+    pub fn matchable(&self, min_chars: u32) -> bool {
+        !self.stop && self.chars >= min_chars
+    }
+}
+
 /// The chunks of a page, its whole-content hash, and the shingle evidence
 /// of its chunks that are not stop chunks (`shingles`).
 #[derive(Debug, Clone, Default)]

@@ -9,13 +9,16 @@
 //! - `simhash`: SimHashes in banded tables, where every fingerprint within
 //!   a few bits is found (near duplicates);
 //! - `wordgrams`: every word n-gram of running text, across line breaks
-//!   (short labeled items).
+//!   (short labeled items);
+//! - `style`: a page's hidden-style fingerprint, from its markup (the
+//!   crawl's `styles` analysis clusters them).
 
 pub mod chunks;
 pub mod immutables;
 pub mod shingles;
 pub mod simhash;
 pub mod stopchunks;
+pub mod style;
 pub mod wordgrams;
 
 /// SplitMix64 (Steele, Lea and Flood 2014): the next of a stream of 64-bit

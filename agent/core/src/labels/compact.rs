@@ -116,7 +116,7 @@ impl CompactSet {
         let mut ranges = [(0usize, 0usize); BATCH];
         for (ks, os) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             for &k in ks {
-                crate::hint::prefetch(&self.offsets[bucket(k, self.q)]);
+                crate::prefetch::prefetch(&self.offsets[bucket(k, self.q)]);
             }
             for (range, &k) in ranges.iter_mut().zip(ks) {
                 let b = bucket(k, self.q);
@@ -125,7 +125,7 @@ impl CompactSet {
                     self.bases[(b + 1) / GROUP] as usize + self.offsets[b + 1] as usize,
                 );
                 if range.0 < self.remainders.len() {
-                    crate::hint::prefetch(&self.remainders[range.0]);
+                    crate::prefetch::prefetch(&self.remainders[range.0]);
                 }
             }
             for ((o, &k), &(start, end)) in os.iter_mut().zip(ks).zip(&ranges) {

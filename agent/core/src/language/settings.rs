@@ -80,6 +80,13 @@ pub struct LanguageSettings {
 }
 
 impl LanguageSettings {
+    /// The page's language from `text` (its first `sample_bytes`), by these
+    /// settings' thresholds: the one call every path that names a page's
+    /// language makes (judging, matchable chunks, `extract`'s documents).
+    pub fn detect(&self, text: &str) -> super::Detected {
+        super::detect(text, self.sample_bytes, self.thresholds())
+    }
+
     pub fn thresholds(&self) -> Thresholds {
         Thresholds {
             min_confidence: self.min_confidence,

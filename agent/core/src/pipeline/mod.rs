@@ -7,23 +7,22 @@
 //! leaves at the first filter it fails, which keeps the cost of junk low.
 
 use crate::analyse::{AnalyseError, Analysis};
-use crate::discovery::count::shingle_record;
 use crate::extract::extractor::Extractor;
 use crate::extract::Content;
 use crate::filters;
 use crate::fingerprints::chunks::{self, Chunks};
 use crate::fingerprints::immutables::{self, Dictionary};
+use crate::fingerprints::shingles::shingle_record;
 use crate::fingerprints::shingles::Shingler;
 use crate::fingerprints::stopchunks::StopChunks;
+use crate::fingerprints::style;
 use crate::fingerprints::wordgrams;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
 use crate::labels::items::Hit;
 use crate::labels::origin::Origins;
 use crate::labels::{LabeledSets, LabelsHandle};
-use crate::language;
 use crate::settings::{Settings, UnknownLanguage};
-use crate::styles;
 use crate::verdict::{ItemMatch, Kind, Reason, Verdict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
@@ -214,7 +213,7 @@ impl Pipeline {
             // Every page with a body gets one, dropped pages too: link farms
             // are dropped as link-dense, and their template is what finds them.
             if style_fp {
-                v.style_fp = Some(styles::fingerprint(decoded.text.as_bytes()).encode());
+                v.style_fp = Some(style::fingerprint(decoded.text.as_bytes()).encode());
             }
         })?;
         let content = self.extractor.content(&analysis, page);
@@ -259,8 +258,7 @@ impl Pipeline {
 
     /// The language of a content sample (ISO 639-3), `None` when unknown.
     fn detect(&self, sample: &str) -> Option<&'static str> {
-        let s = &self.settings.language;
-        language::detect(sample, s.sample_bytes, s.thresholds()).code
+        self.settings.language.detect(sample).code
     }
 
     fn matchable(&self, found: Chunks, lang: Option<&str>) -> Matchable {
@@ -273,7 +271,7 @@ impl Pipeline {
             chunks: found
                 .chunks
                 .iter()
-                .filter(|c| !c.stop && c.chars >= min_chars)
+                .filter(|c| c.matchable(min_chars))
                 .map(|c| c.hash)
                 .collect(),
             whole: (!found.chunks.is_empty()).then_some(found.whole),
@@ -365,7 +363,7 @@ impl Pipeline {
         }
 
         let sample = sample(content.paragraphs(&analysis), s.language.sample_bytes);
-        let lang = language::detect(&sample, s.language.sample_bytes, s.language.thresholds());
+        let lang = s.language.detect(&sample);
         v.lang = Some(lang.code.unwrap_or("unknown").to_string());
         v.lang_confidence = Some((lang.confidence * 1000.0).round() / 1000.0);
         let language_drop = match lang.code {
@@ -413,7 +411,7 @@ impl Pipeline {
             v.counted = chunks
                 .chunks
                 .iter()
-                .filter(|c| !c.stop && c.chars >= min_chars)
+                .filter(|c| c.matchable(min_chars))
                 .map(|c| c.hash)
                 .chain(chunks.shingles.iter().map(|&s| shingle_record(s)))
                 .collect();

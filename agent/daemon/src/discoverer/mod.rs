@@ -26,7 +26,7 @@ pub mod state;
 pub mod stats;
 mod topics;
 
-use crawlsieve_core::discovery::slices::{self, Announcement, SliceKey, MAX_MESSAGE};
+use crawlsieve_core::crawl::discovery::slices::{self, Announcement, SliceKey, MAX_MESSAGE};
 use ed25519_dalek::VerifyingKey;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
 use rdkafka::message::Headers;

@@ -15,9 +15,9 @@
 //! u32 this part, u32 min_chars (`u32::MAX`: none seen yet), then the part's
 //! `Running` checkpoint.
 
-use crawlsieve_core::discovery::count::Count;
-use crawlsieve_core::discovery::running::Running;
-use crawlsieve_core::discovery::slices::{self, SliceKey};
+use crawlsieve_core::crawl::discovery::count::Count;
+use crawlsieve_core::crawl::discovery::running::Running;
+use crawlsieve_core::crawl::discovery::slices::{self, SliceKey};
 
 const MAGIC: &[u8; 8] = b"CSDPART1";
 const HEAD: usize = 8 + 4 * 4;
@@ -194,7 +194,7 @@ impl Partition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crawlsieve_core::discovery::count::Counter;
+    use crawlsieve_core::crawl::discovery::count::Counter;
     use crawlsieve_core::fingerprints::chunks::hash;
 
     /// A batch of keys 0..n, key i seen `times(i)` times.

@@ -2,7 +2,7 @@
 //! discovery needs, and a partition's state parts read back.
 
 use super::{DiscovererConfig, TIMEOUT};
-use crawlsieve_core::discovery::slices::MAX_MESSAGE;
+use crawlsieve_core::crawl::discovery::slices::MAX_MESSAGE;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Message, Offset, TopicPartitionList};

@@ -10,8 +10,8 @@
 //! announced twice (a discoverer that crashed between announcing and its
 //! checkpoint) is one key.
 
-use crawlsieve_core::discovery::count::Count;
-use crawlsieve_core::discovery::slices::{self, Announcement};
+use crawlsieve_core::crawl::discovery::count::Count;
+use crawlsieve_core::crawl::discovery::slices::{self, Announcement};
 use crawlsieve_core::fingerprints::chunks::Hash;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Message, Offset, TopicPartitionList};

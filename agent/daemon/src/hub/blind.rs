@@ -13,8 +13,8 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use crawlsieve_core::discovery::count;
-use crawlsieve_core::discovery::totals::Counts;
+use crawlsieve_core::crawl::discovery::count;
+use crawlsieve_core::crawl::discovery::totals::Counts;
 use crawlsieve_core::fingerprints::stopchunks::StopChunks;
 use crawlsieve_core::labels::file::{Contents, SetFile};
 use crawlsieve_core::labels::protocol::{
@@ -191,7 +191,7 @@ pub(super) async fn counts(
             StatusCode::CONFLICT,
             format!(
                 "set `{name}` is discovered on Kafka: agents publish counts to {} (agent.counts.kafka)",
-                crawlsieve_core::discovery::slices::count_topic(&name)
+                crawlsieve_core::crawl::discovery::slices::count_topic(&name)
             ),
         ));
     }

@@ -1,6 +1,6 @@
 //! `labels build --items FORMAT`: an item set from evaluation data.
 
-use crawlsieve_core::corpus::common_item_grams;
+use crawlsieve_core::crawl::corpus::common_item_grams;
 use crawlsieve_core::input::sources::Limits;
 use crawlsieve_core::labels::items::{build, read, ItemTable};
 use crawlsieve_core::labels::{file, keys};

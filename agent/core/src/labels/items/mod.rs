@@ -324,11 +324,11 @@ impl ItemIndex {
             return;
         }
         for &g in grams.iter().take(AHEAD) {
-            crate::hint::prefetch_once(&self.bits[self.slot(g)]);
+            crate::prefetch::prefetch_once(&self.bits[self.slot(g)]);
         }
         for (at, &gram) in grams.iter().enumerate() {
             if let Some(&ahead) = grams.get(at + AHEAD) {
-                crate::hint::prefetch_once(&self.bits[self.slot(ahead)]);
+                crate::prefetch::prefetch_once(&self.bits[self.slot(ahead)]);
             }
             let gram = gram & !SCAFFOLD;
             let mask = two_bits(gram);

@@ -60,7 +60,7 @@ impl Buckets {
     }
 
     pub fn prefetch(&self, key: u32) {
-        crate::hint::prefetch(&self.slots[self.home(key)]);
+        crate::prefetch::prefetch(&self.slots[self.home(key)]);
     }
 
     fn home(&self, key: u32) -> usize {

@@ -3,7 +3,7 @@
 //! under `agent.counts.dir` fails.
 
 use super::{CountStats, Msg};
-use crawlsieve_core::discovery::count::Counter;
+use crawlsieve_core::crawl::discovery::count::Counter;
 use crawlsieve_core::fingerprints::chunks::Hash;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -6,7 +6,7 @@
 //! signature (`slices::sign`) in a record header.
 
 use super::Sent;
-use crawlsieve_core::discovery::slices::{self, SliceKey, MAX_MESSAGE};
+use crawlsieve_core::crawl::discovery::slices::{self, SliceKey, MAX_MESSAGE};
 use ed25519_dalek::SigningKey;
 use rdkafka::consumer::BaseConsumer;
 use rdkafka::message::{Header, OwnedHeaders};

@@ -22,7 +22,7 @@ mod ship;
 use super::config::CountsSettings;
 use crate::auth::Token;
 use batcher::Batcher;
-use crawlsieve_core::discovery::count::Counter;
+use crawlsieve_core::crawl::discovery::count::Counter;
 use crawlsieve_core::fingerprints::chunks::Hash;
 use crawlsieve_core::labels::protocol::valid_agent_id;
 use crawlsieve_core::settings::HubFollowSettings;

@@ -157,7 +157,7 @@ pub fn walk<T: Send>(
 
 /// Blind discovery's counting (seed 001 §3.2): every chunk and sampled
 /// shingle of every document, as a count-file record hash
-/// ([`crate::discovery::count::shingle_record`] for a shingle), with the
+/// ([`crate::crawl::discovery::count::shingle_record`] for a shingle), with the
 /// 64-bit key of the site it was seen on, handed to `add` in no particular
 /// order. `labels count` and the Spark job both count through here, so the
 /// same pages give the same counts whichever runs them.
@@ -168,7 +168,7 @@ pub fn occurrences(
     workers: usize,
     mut add: impl FnMut(crate::fingerprints::chunks::Hash, u64),
 ) -> anyhow::Result<CorpusStats> {
-    use crate::discovery::count::{shingle_record, Counter};
+    use crate::crawl::discovery::count::{shingle_record, Counter};
     let mut failed = 0;
     let mut stats = walk(
         pipeline,

@@ -20,7 +20,7 @@
 //! for a million pages).
 
 use super::grams::GRAMS_VERSION;
-use crate::sort::{le, Record};
+use crate::crawl::sort::{le, Record};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -258,7 +258,7 @@ impl GramsReader {
     }
 
     pub fn next_record(&mut self) -> anyhow::Result<Option<(u64, u64)>> {
-        crate::sort::read(&mut self.r)
+        crate::crawl::sort::read(&mut self.r)
             .map_err(|e| anyhow::anyhow!("grams file {}: {e}", self.path.display()))
     }
 }
@@ -320,7 +320,7 @@ impl PatchesReader {
             anyhow::anyhow!("patches file {}: {e}", self.path.display())
         };
         let mut head = [0u8; 12];
-        if !crate::sort::fill(&mut self.r, &mut head).map_err(|e| err(&e))? {
+        if !crate::crawl::sort::fill(&mut self.r, &mut head).map_err(|e| err(&e))? {
             return Ok(false);
         }
         let g = le(&head[..8]);

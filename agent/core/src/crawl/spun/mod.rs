@@ -24,8 +24,8 @@
 //! line each), so step 1 runs on every machine of a crawl; steps 2–5 read
 //! every machine's signatures.
 
-use crate::components::Components;
-use crate::sort::intersection_len;
+use crate::crawl::components::Components;
+use crate::crawl::sort::intersection_len;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

@@ -20,7 +20,7 @@
 //! "foreign" quilt of a handful of incidental 1-gram sources.
 
 use super::files::{read_docs, DocLine, PatchesReader};
-use crate::sort::Sorter;
+use crate::crawl::sort::Sorter;
 use rustc_hash::FxHashMap;
 use std::collections::{BinaryHeap, HashSet};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! clusters, quilted pages and spun content.
 
 use super::{esc, Report};
-use crate::spun::Line;
+use crate::crawl::spun::Line;
 use std::fmt::Write;
 
 impl Report {
@@ -110,7 +110,7 @@ impl Report {
         if self.spun.is_empty() {
             return;
         }
-        let clusters: Vec<&crate::spun::Cluster> = self
+        let clusters: Vec<&crate::crawl::spun::Cluster> = self
             .spun
             .iter()
             .filter_map(|l| match l {

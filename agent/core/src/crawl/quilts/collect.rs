@@ -3,7 +3,7 @@
 //! and written to one grams file per partition, and the docs table.
 
 use super::files::{self, DocLine, DocsWriter, Header};
-use crate::sort::Sorter;
+use crate::crawl::sort::Sorter;
 use std::path::{Path, PathBuf};
 
 /// What step 1 wrote.

@@ -15,9 +15,9 @@
 //! found in the group, and it joins every one it checks against. Work is
 //! O(pages · probes · anchors) whatever the shape of the crawl.
 
-use super::fingerprint::{Fingerprint, M};
 use super::store::Store;
-use crate::components::Components;
+use crate::crawl::components::Components;
+use crate::fingerprints::style::{Fingerprint, M};
 use serde::{Deserialize, Serialize};
 
 /// Procedure 2's parameters.

@@ -230,7 +230,7 @@ impl Announcement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::count::{CountReader, Counter};
+    use crate::crawl::discovery::count::{CountReader, Counter};
 
     fn batch(dir: &std::path::Path, n: u32) -> Vec<u8> {
         let mut c = Counter::new(dir, 1 << 20).unwrap();

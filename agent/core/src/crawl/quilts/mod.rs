@@ -18,7 +18,7 @@
 //! 3. [`cover`] — over every partition's patches and every docs table:
 //!    patch fractions, covers, quilts (candidates split by key over workers).
 //!
-//! Memory is bounded by external sorting ([`crate::sort`]) in steps 1 and 3
+//! Memory is bounded by external sorting ([`crate::crawl::sort`]) in steps 1 and 3
 //! and by the merge in step 2; step 3 also keeps a few dozen bytes per
 //! document.
 

@@ -40,17 +40,7 @@ pub const MAGIC: &[u8; 8] = b"CSCOUNTS";
 const FORMAT: u16 = 1;
 pub(crate) const HEADER_LEN: usize = 8 + 2 + 1 + 4;
 
-/// The count-file record hash of a sampled shingle (see the module docs).
-pub fn shingle_record(shingle: u64) -> Hash {
-    let mut h = [0xFF; 20];
-    h[..8].copy_from_slice(&shingle.to_be_bytes());
-    h
-}
-
-/// Whether a count-file record hash is a shingle's.
-pub fn is_shingle_record(hash: &Hash) -> bool {
-    hash[8..] == [0xFF; 12]
-}
+pub use crate::fingerprints::shingles::{is_shingle_record, shingle_record};
 
 /// One chunk's figures in a count file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

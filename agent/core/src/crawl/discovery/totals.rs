@@ -33,7 +33,7 @@
 //! share of keys seen by more than one agent), and a key one agent honestly
 //! sees more than C times counts C from it.
 
-use crate::discovery::count::{self, Summary};
+use crate::crawl::discovery::count::{self, Summary};
 use crate::labels::protocol::{Batches, CountsInfo};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -337,7 +337,7 @@ fn batch_of(path: &Path) -> Option<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::count::Counter;
+    use crate::crawl::discovery::count::Counter;
 
     fn batch(dir: &Path, name: &str, items: &[(u32, u64)]) -> PathBuf {
         let mut c = Counter::new(dir, 1 << 20).unwrap();

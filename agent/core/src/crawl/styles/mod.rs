@@ -4,13 +4,12 @@
 //! Chunk and shingle matching catch copied *text*; a link farm or a spun
 //! site writes new words into the same skeleton, which they miss. Each page
 //! gets a 128-dimension min-sampled fingerprint of its HTML noise
-//! (`fingerprint`, opt-in in verdicts as `style_fp`), and `crawlsieve styles`
+//! (`fingerprints::style`, opt-in in verdicts as `style_fp`: the per-page part), and `crawlsieve styles`
 //! ranks a crawl against one page (`rank`, §4.1) or clusters it (`cluster`,
 //! §3.4) in bounded memory (`store`).
 
 pub mod cluster;
-pub mod fingerprint;
 pub mod rank;
 pub mod store;
 
-pub use fingerprint::{fingerprint, Fingerprint, STYLE_VERSION};
+pub use crate::fingerprints::style::{fingerprint, Fingerprint, STYLE_VERSION};

@@ -4,9 +4,9 @@
 //! and the flagged neighborhoods. Charts are inline SVG; no scripts, no
 //! network.
 
+use crate::crawl::quilts::cover::Quilt;
+use crate::crawl::styles::cluster::Cluster;
 use crate::neighborhoods::Neighborhoods;
-use crate::quilts::cover::Quilt;
-use crate::styles::cluster::Cluster;
 use crate::verdict::VerdictRecord;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -33,7 +33,7 @@ pub struct Report {
     /// Quilted pages (`crawlsieve quilts`), most patched first.
     pub quilts: Vec<Quilt>,
     /// Spun clusters and duplicate groups (`crawlsieve spun`).
-    pub spun: Vec<crate::spun::Line>,
+    pub spun: Vec<crate::crawl::spun::Line>,
     /// Flagged and error pages, and the stream's site flags.
     pub lists: Listed,
     /// Items of item sets found, per set and task.

@@ -7,7 +7,7 @@
 //! (8 bytes), the union-find parent and degree (8 bytes), and one probe's
 //! sort array at a time (8 bytes).
 
-use super::fingerprint::{Fingerprint, M};
+use crate::fingerprints::style::{Fingerprint, M};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -199,7 +199,7 @@ mod tests {
         let dir = std::env::temp_dir();
         let fps: Vec<Fingerprint> = (0..50)
             .map(|i| {
-                super::super::fingerprint::fingerprint(
+                crate::fingerprints::style::fingerprint(
                     format!("<div class=\"c{i}\"><p>text {i}, more.</p></div>")
                         .repeat(3)
                         .as_bytes(),

@@ -30,8 +30,8 @@
 //! by hash: SHA-1 (20 bytes), count u64, sites u64, and in format 2 the
 //! key's first agent u32 (`SHARED`: its shares are in `shares`).
 
-use crate::discovery::count::Count;
-use crate::discovery::shares::{Shares, SHARED};
+use crate::crawl::discovery::count::Count;
+use crate::crawl::discovery::shares::{Shares, SHARED};
 use crate::fingerprints::chunks::{Hash, NORMALISATION_VERSION};
 use crate::labels::protocol::Batches;
 use rustc_hash::FxHashMap;
@@ -354,7 +354,7 @@ mod tests {
 
     #[test]
     fn streaming_discovers_what_merge_and_discover_find() {
-        use crate::discovery::count::{self, CountReader, Counter};
+        use crate::crawl::discovery::count::{self, CountReader, Counter};
         let dir = tempfile::tempdir().unwrap();
         let mut files = Vec::new();
         let mut running = Running::new(4, None);
@@ -417,7 +417,7 @@ mod tests {
 
     #[test]
     fn with_a_cap_streaming_discovers_what_the_hubs_capped_merge_finds() {
-        use crate::discovery::count::{self, Counter};
+        use crate::crawl::discovery::count::{self, Counter};
         let dir = tempfile::tempdir().unwrap();
         let (threshold, cap) = (4, 2);
         let mut running = Running::new(threshold, Some(cap));

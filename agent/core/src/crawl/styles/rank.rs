@@ -3,8 +3,8 @@
 //! mark where one template ends and the next begins (the paper's Figure 4),
 //! and a threshold of 20/128 made a site detector that needs no URL.
 
-use super::fingerprint::{Fingerprint, M};
 use super::store::Store;
+use crate::fingerprints::style::{Fingerprint, M};
 use serde::Serialize;
 
 /// The paper's one-to-all threshold: 20 of 128 dimensions.
