@@ -84,6 +84,25 @@ impl Known {
     }
 }
 
+/// The crawl log (`-`: stdin) and where the annotated log goes (stdout by default).
+fn open_files(a: &AnnotateArgs) -> anyhow::Result<(BufReader<Box<dyn Read>>, Box<dyn Write>)> {
+    let input: Box<dyn Read> = if a.crawl_log == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(&a.crawl_log)
+                .map_err(|e| anyhow::anyhow!("crawl log {}: {e}", a.crawl_log))?,
+        )
+    };
+    let out: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    Ok((BufReader::new(input), out))
+}
+
 pub fn run(a: AnnotateArgs) -> anyhow::Result<i32> {
     let settings = a.config.load(&[])?;
     let mut known = Known {
@@ -94,21 +113,7 @@ pub fn run(a: AnnotateArgs) -> anyhow::Result<i32> {
         bad_lines: 0,
     };
     known.read_more()?;
-    let input: Box<dyn Read> = if a.crawl_log == "-" {
-        Box::new(std::io::stdin())
-    } else {
-        Box::new(
-            std::fs::File::open(&a.crawl_log)
-                .map_err(|e| anyhow::anyhow!("crawl log {}: {e}", a.crawl_log))?,
-        )
-    };
-    let mut input = BufReader::new(input);
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
-    };
+    let (mut input, mut out) = open_files(&a)?;
     let (mut lines, mut annotated, mut not_crawl_log) = (0u64, 0u64, 0u64);
     let mut pending = String::new();
     loop {

@@ -188,32 +188,38 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         p50_ms_per_100kb: quantile(&mut per_100kb, 0.5),
         p99_ms_per_100kb: quantile(&mut per_100kb, 0.99),
     };
+    print(&report, &args)?;
+    Ok(0)
+}
+
+/// The report, as a JSON line (`--json`) or two lines for a person.
+fn print(report: &Report, args: &BenchArgs) -> anyhow::Result<()> {
     if args.json {
         writeln!(std::io::stdout(), "{}", serde_json::to_string(&report)?)?;
     } else {
         writeln!(
-            std::io::stdout(),
-            "{:>7}: {} pages, {:.1} MB in {:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core; peak RSS {:.0} MB ({:.0} MB over the loaded pages)\n         per page p50 {:.3} ms, p99 {:.3} ms; per 100 KB p50 {:.3} ms, p99 {:.3} ms",
-            match args.mode {
-                Mode::Full => "full",
-                Mode::Extract => "extract",
-                Mode::Read => "read",
-            },
-            report.pages,
-            report.megabytes,
-            report.seconds,
-            args.repeat.max(1),
-            report.mb_per_s,
-            report.pages_per_s,
-            report.peak_rss_mb,
-            report.peak_rss_mb - report.loaded_rss_mb,
-            report.p50_ms,
-            report.p99_ms,
-            report.p50_ms_per_100kb,
-            report.p99_ms_per_100kb
-        )?;
+        std::io::stdout(),
+        "{:>7}: {} pages, {:.1} MB in {:.3} s (best of {}): {:.1} MB/s, {:.0} pages/s on one core; peak RSS {:.0} MB ({:.0} MB over the loaded pages)\n         per page p50 {:.3} ms, p99 {:.3} ms; per 100 KB p50 {:.3} ms, p99 {:.3} ms",
+        match args.mode {
+            Mode::Full => "full",
+            Mode::Extract => "extract",
+            Mode::Read => "read",
+        },
+        report.pages,
+        report.megabytes,
+        report.seconds,
+        args.repeat.max(1),
+        report.mb_per_s,
+        report.pages_per_s,
+        report.peak_rss_mb,
+        report.peak_rss_mb - report.loaded_rss_mb,
+        report.p50_ms,
+        report.p99_ms,
+        report.p50_ms_per_100kb,
+        report.p99_ms_per_100kb
+    )?;
     }
-    Ok(0)
+    Ok(())
 }
 
 fn collect(path: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<()> {

@@ -55,18 +55,46 @@ pub struct ExtractArgs {
     inputs: Vec<String>,
 }
 
+/// `--feature-names`: the names of the feature rows' columns.
+fn feature_names(page_features: bool) -> anyhow::Result<i32> {
+    let names: Vec<String> = if page_features {
+        crawlsieve_core::extract::pagetype::NAMES
+            .iter()
+            .map(|n| n.to_string())
+            .collect()
+    } else {
+        crawlsieve_core::extract::features::names()
+    };
+    writeln!(std::io::stdout(), "{}", serde_json::to_string(&names)?)?;
+    Ok(0)
+}
+
+/// The page's URL as `--url` or `--urls` give it, for a page read from a file.
+fn with_url(
+    input: Input,
+    url: Option<&String>,
+    urls: &std::collections::HashMap<String, String>,
+) -> Input {
+    match (input, url) {
+        (Input::Page(mut page), Some(url)) if matches!(page.origin, Origin::File { .. }) => {
+            page.url = url.clone().into();
+            Input::Page(page)
+        }
+        (Input::Page(mut page), None) if !urls.is_empty() => {
+            if let Origin::File { file } = &page.origin {
+                if let Some(url) = urls.get(file) {
+                    page.url = url.clone().into();
+                }
+            }
+            Input::Page(page)
+        }
+        (input, _) => input,
+    }
+}
+
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     if args.feature_names {
-        let names = if args.page_features {
-            crawlsieve_core::extract::pagetype::NAMES
-                .iter()
-                .map(|n| n.to_string())
-                .collect()
-        } else {
-            crawlsieve_core::extract::features::names()
-        };
-        writeln!(std::io::stdout(), "{}", serde_json::to_string(&names)?)?;
-        return Ok(0);
+        return feature_names(args.page_features);
     }
     let settings = args.config.load(&[])?;
     let limits = Limits::new(&settings.input);
@@ -104,23 +132,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             if closed {
                 return Ok(());
             }
-            let input = match (input, &args.url) {
-                (Input::Page(mut page), Some(url))
-                    if matches!(page.origin, Origin::File { .. }) =>
-                {
-                    page.url = url.clone().into();
-                    Input::Page(page)
-                }
-                (Input::Page(mut page), None) if !urls.is_empty() => {
-                    if let Origin::File { file } = &page.origin {
-                        if let Some(url) = urls.get(file) {
-                            page.url = url.clone().into();
-                        }
-                    }
-                    Input::Page(page)
-                }
-                (input, _) => input,
-            };
+            let input = with_url(input, args.url.as_ref(), &urls);
             match writer.write(&input, &mut out) {
                 Err(e) if super::is_broken_pipe(&e) => {
                     closed = true;

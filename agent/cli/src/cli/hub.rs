@@ -111,6 +111,19 @@ fn agent_tokens(
         .collect())
 }
 
+/// Which public key agents need: a hub that signs with a key no agent holds
+/// fails at every agent, so it says which one at start-up.
+fn log_public_key(key: &ed25519_dalek::SigningKey, key_file: &std::path::Path) {
+    let public = key.verifying_key();
+    let public_file = keys::public_path(key_file);
+    tracing::info!(
+        public_key = %hex::encode(public.as_bytes()),
+        fingerprint = %keys::fingerprint(&public),
+        public_key_file = %if public_file.exists() { public_file.display().to_string() } else { "none beside the key".into() },
+        "sets are signed: agents verify them with this public key (labels.public_key_file)"
+    );
+}
+
 pub fn run(a: HubArgs) -> anyhow::Result<i32> {
     for (flag, n) in [
         ("--max-upload-mb", a.max_upload_mb),
@@ -120,16 +133,7 @@ pub fn run(a: HubArgs) -> anyhow::Result<i32> {
         anyhow::ensure!(n > 0, "{flag}: must be at least 1");
     }
     let key = keys::read_signing(&a.key)?;
-    // Which public key agents need: a hub that signs with a key no agent
-    // holds fails at every agent, so it says which one at start-up.
-    let public = key.verifying_key();
-    let public_file = keys::public_path(&a.key);
-    tracing::info!(
-        public_key = %hex::encode(public.as_bytes()),
-        fingerprint = %keys::fingerprint(&public),
-        public_key_file = %if public_file.exists() { public_file.display().to_string() } else { "none beside the key".into() },
-        "sets are signed: agents verify them with this public key (labels.public_key_file)"
-    );
+    log_public_key(&key, &a.key);
     let publish_token = secret(&a.token_file, "CRAWLSIEVE_HUB_TOKEN")?.ok_or_else(|| {
         anyhow::anyhow!("the hub needs a publish token: --token-file or CRAWLSIEVE_HUB_TOKEN")
     })?;

@@ -208,67 +208,75 @@ pub fn run(cmd: LabelsCommand) -> anyhow::Result<i32> {
         }
         LabelsCommand::Discover(a) => discover(a),
         LabelsCommand::Publish(a) => publish(a),
-        LabelsCommand::SendCounts(a) => {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .enable_all()
-                .build()?;
-            let signing = a
-                .signing_key
-                .as_deref()
-                .map(keys::read_signing)
-                .transpose()?;
-            rt.block_on(crawlsieve_daemon::agent::counts::kafka::send_files(
-                &a.kafka,
-                &a.set,
-                &a.agent,
-                signing,
-                a.first_batch,
-                &a.files,
-            ))?;
-            eprintln!(
-                "{} batches of {} sent to set {}",
-                a.files.len(),
-                a.agent,
-                a.set
-            );
-            Ok(0)
-        }
+        LabelsCommand::SendCounts(a) => send_counts(a),
         LabelsCommand::Inspect {
             public_key_file,
-            file: path,
-        } => {
-            let bytes =
-                std::fs::read(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            let parsed = file::SetFile::parse(&bytes)?;
-            writeln!(
-                std::io::stdout(),
-                "{}",
-                serde_json::to_string_pretty(&parsed.header)?
-            )?;
-            if let Some(table) = parsed.items()? {
-                items::describe(&table, &mut std::io::stdout().lock())?;
-            }
-            match public_key_file {
-                Some(k) => {
-                    let public = keys::read_public(&k)?;
-                    parsed.verify(&public).map_err(|e| {
-                        anyhow::anyhow!("signature: does not verify with {} ({e})", k.display())
-                    })?;
-                    eprintln!(
-                        "signature: good (public key {}, fingerprint {})",
-                        k.display(),
-                        keys::fingerprint(&public)
-                    );
-                }
-                None => eprintln!(
-                    "signature: not checked (give --public-key-file to verify it as an agent would)"
-                ),
-            }
-            Ok(0)
-        }
+            file,
+        } => inspect(&file, public_key_file.as_deref()),
         LabelsCommand::Bench(a) => bench(a),
     }
+}
+
+/// `labels send-counts`: count files to a blind set's count topic, as an agent would.
+fn send_counts(a: SendCountsArgs) -> anyhow::Result<i32> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let signing = a
+        .signing_key
+        .as_deref()
+        .map(keys::read_signing)
+        .transpose()?;
+    rt.block_on(crawlsieve_daemon::agent::counts::kafka::send_files(
+        &a.kafka,
+        &a.set,
+        &a.agent,
+        signing,
+        a.first_batch,
+        &a.files,
+    ))?;
+    eprintln!(
+        "{} batches of {} sent to set {}",
+        a.files.len(),
+        a.agent,
+        a.set
+    );
+    Ok(0)
+}
+
+/// `labels inspect`: a set file's header and items; its signature when a key is given.
+fn inspect(
+    path: &std::path::Path,
+    public_key_file: Option<&std::path::Path>,
+) -> anyhow::Result<i32> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let parsed = file::SetFile::parse(&bytes)?;
+    writeln!(
+        std::io::stdout(),
+        "{}",
+        serde_json::to_string_pretty(&parsed.header)?
+    )?;
+    if let Some(table) = parsed.items()? {
+        items::describe(&table, &mut std::io::stdout().lock())?;
+    }
+    match public_key_file {
+        Some(k) => {
+            let public = keys::read_public(k)?;
+            parsed.verify(&public).map_err(|e| {
+                anyhow::anyhow!("signature: does not verify with {} ({e})", k.display())
+            })?;
+            eprintln!(
+                "signature: good (public key {}, fingerprint {})",
+                k.display(),
+                keys::fingerprint(&public)
+            );
+        }
+        None => eprintln!(
+            "signature: not checked (give --public-key-file to verify it as an agent would)"
+        ),
+    }
+    Ok(0)
 }
 
 fn build_set(a: BuildArgs) -> anyhow::Result<i32> {

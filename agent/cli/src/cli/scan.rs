@@ -10,6 +10,7 @@ use crawlsieve_core::summary::Summary;
 use crawlsieve_core::{Kind, Pipeline};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -95,11 +96,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     for input in &sources::expand_inputs(&args.inputs)? {
         inputs.push(sources::open(input, &limits)?);
     }
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(JsonlSink::open(output.as_deref())?)];
-    if let Some(path) = &args.warc_metadata {
-        sinks.push(Box::new(WarcMetadataSink::create(path)?));
-    }
-    let mut sink = Tee(sinks);
+    let mut sink = open_sinks(output.as_deref(), args.warc_metadata.as_deref())?;
 
     let bar = progress_bar(args.quiet);
     let started = std::time::Instant::now();
@@ -121,14 +118,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
             eprintln!("{}", neighborhoods_line(t, min_pages));
         }
         if let Some(f) = &follower {
-            use std::sync::atomic::Ordering::Relaxed;
-            eprintln!(
-                "labeled sets from the hub: {} versions swapped in ({} by delta), {} refused, {} failed requests",
-                f.stats.updates.load(Relaxed),
-                f.stats.deltas.load(Relaxed),
-                f.stats.refused.load(Relaxed),
-                f.stats.fetch_errors.load(Relaxed)
-            );
+            eprintln!("{}", follower_line(f));
         }
     }
     if let Some(path) = &args.summary_json {
@@ -139,6 +129,28 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     } else {
         0
     })
+}
+
+/// The verdicts' JSONL (stdout or `output.path`), and the WARC metadata
+/// records beside it when asked.
+fn open_sinks(output: Option<&str>, warc_metadata: Option<&Path>) -> anyhow::Result<Tee> {
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(JsonlSink::open(output)?)];
+    if let Some(path) = warc_metadata {
+        sinks.push(Box::new(WarcMetadataSink::create(path)?));
+    }
+    Ok(Tee(sinks))
+}
+
+/// What the hub follower did during the scan.
+fn follower_line(f: &crawlsieve_daemon::agent::follow::Follower) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    format!(
+        "labeled sets from the hub: {} versions swapped in ({} by delta), {} refused, {} failed requests",
+        f.stats.updates.load(Relaxed),
+        f.stats.deltas.load(Relaxed),
+        f.stats.refused.load(Relaxed),
+        f.stats.fetch_errors.load(Relaxed)
+    )
 }
 
 /// The settings, with the flags that stand for keys laid over them.

@@ -5,7 +5,7 @@ use crawlsieve_core::input::sources::Limits;
 use crawlsieve_core::labels::items::{build, read, ItemTable};
 use crawlsieve_core::labels::{file, keys};
 use crawlsieve_core::Pipeline;
-use std::io::Write as _;
+use std::io::Write;
 use std::time::Instant;
 
 /// The flags of an item set's build.
@@ -72,6 +72,51 @@ impl ItemArgs {
 /// Problems printed one by one before the rest are only counted.
 const SHOWN_PROBLEMS: usize = 20;
 
+/// The first problems one by one, then how many more.
+fn show_problems(problems: &[impl std::fmt::Display], err: &mut impl Write) -> std::io::Result<()> {
+    for p in problems.iter().take(SHOWN_PROBLEMS) {
+        writeln!(err, "{p}")?;
+    }
+    if problems.len() > SHOWN_PROBLEMS {
+        writeln!(
+            err,
+            "... and {} more problems",
+            problems.len() - SHOWN_PROBLEMS
+        )?;
+    }
+    Ok(())
+}
+
+/// The items' grams found on pages of `--common-sites` sites or more of the
+/// reference crawl (`--common-in`): dropped from the set.
+fn common_in_reference(
+    a: &super::BuildArgs,
+    settings: crawlsieve_core::Settings,
+    items: &[read::RawItem],
+    err: &mut impl Write,
+) -> anyhow::Result<build::Grams> {
+    let limits = Limits::new(&settings.input);
+    let workers = super::super::workers(a.workers.unwrap_or(settings.workers));
+    let pipeline = Pipeline::new(settings)?;
+    let all = build::all_grams(items, a.item.gram_words as usize);
+    let (found, stats) = common_item_grams(
+        &pipeline,
+        &a.item.common_in,
+        &limits,
+        workers,
+        &all,
+        a.item.common_sites,
+    )?;
+    writeln!(
+        err,
+        "reference crawl: {} documents; {} of the items' grams on pages of {} sites or more",
+        stats.documents,
+        found.len(),
+        a.item.common_sites
+    )?;
+    Ok(found)
+}
+
 pub fn build_items(a: &super::BuildArgs, format: read::Format) -> anyhow::Result<i32> {
     let key = keys::read_signing(&a.key)?;
     let settings = a.config.load(&[])?;
@@ -85,16 +130,7 @@ pub fn build_items(a: &super::BuildArgs, format: read::Format) -> anyhow::Result
     let inputs: Vec<std::path::PathBuf> = a.inputs.iter().map(Into::into).collect();
     let got = read::read(&inputs, format, &fields);
     let mut err = std::io::stderr().lock();
-    for p in got.problems.iter().take(SHOWN_PROBLEMS) {
-        writeln!(err, "{p}")?;
-    }
-    if got.problems.len() > SHOWN_PROBLEMS {
-        writeln!(
-            err,
-            "... and {} more problems",
-            got.problems.len() - SHOWN_PROBLEMS
-        )?;
-    }
+    show_problems(&got.problems, &mut err)?;
     anyhow::ensure!(
         !got.items.is_empty(),
         "no item in {} files ({} problems)",
@@ -102,29 +138,11 @@ pub fn build_items(a: &super::BuildArgs, format: read::Format) -> anyhow::Result
         got.problems.len()
     );
     let min_grams = settings.labels.items.min_grams as usize;
-    let mut common = Default::default();
-    if !a.item.common_in.is_empty() {
-        let limits = Limits::new(&settings.input);
-        let workers = super::super::workers(a.workers.unwrap_or(settings.workers));
-        let pipeline = Pipeline::new(settings)?;
-        let all = build::all_grams(&got.items, a.item.gram_words as usize);
-        let (found, stats) = common_item_grams(
-            &pipeline,
-            &a.item.common_in,
-            &limits,
-            workers,
-            &all,
-            a.item.common_sites,
-        )?;
-        writeln!(
-            err,
-            "reference crawl: {} documents; {} of the items' grams on pages of {} sites or more",
-            stats.documents,
-            found.len(),
-            a.item.common_sites
-        )?;
-        common = found;
-    }
+    let common = if a.item.common_in.is_empty() {
+        Default::default()
+    } else {
+        common_in_reference(a, settings, &got.items, &mut err)?
+    };
     let (table, stats) = build::build(
         &got.items,
         a.item.gram_words as usize,

@@ -18,6 +18,9 @@
 //! that repeats an item does not make its grams scaffolding.
 
 use super::read::RawItem;
+
+/// A set of gram hashes (`wordgrams`), as the build takes them.
+pub type Grams = FxHashSet<u64>;
 use super::SCAFFOLD;
 use super::{Item, ItemTable, MAX_GRAMS};
 use crate::fingerprints::wordgrams::{grams, word_hashes};
@@ -77,7 +80,7 @@ fn make(item: &RawItem, n: usize, buf: &mut String) -> Made {
 
 /// The grams of `raw`'s items (as `make` makes them), with nothing dropped:
 /// what `--common-in` looks for on a reference crawl's pages.
-pub fn all_grams(raw: &[RawItem], n: usize) -> FxHashSet<u64> {
+pub fn all_grams(raw: &[RawItem], n: usize) -> Grams {
     let mut buf = String::new();
     raw.iter()
         .flat_map(|i| make(i, n, &mut buf).grams)
@@ -91,7 +94,7 @@ pub fn build(
     raw: &[RawItem],
     n: usize,
     common_items: usize,
-    common: &FxHashSet<u64>,
+    common: &Grams,
     min_grams: usize,
 ) -> (ItemTable, BuildStats) {
     let mut buf = String::new();
