@@ -122,18 +122,7 @@ pub(super) fn read_records<R: BufRead>(
         end(garbage.take(), name, stats)?;
         let origin = origin(offset);
         let Ok(length) = line.length.parse::<u64>() else {
-            let reason = format!("ARC record length `{}` is not a number", line.length);
-            if line.url.starts_with("filedesc:") {
-                stats
-                    .failures
-                    .push(format!("{name}: near byte {offset}: {reason}"));
-                stats.skip("corrupt_record");
-            } else {
-                let broken = Input::Broken(Broken {
-                    url: Some(line.url),
-                    origin,
-                    reason,
-                });
+            if let Some(broken) = bad_length(line, origin, name, offset, stats) {
                 emit(broken, r.pos).map_err(ReadError::Consumer)?;
             }
             continue;
@@ -173,37 +162,76 @@ pub(super) fn read_records<R: BufRead>(
                 "record cut off: {missing} bytes of its block missing"
             )));
         }
-        let fetched_at = rfc3339(&line.date);
-        let page = if bytes.starts_with(b"HTTP/") {
-            http_page(&bytes, capped, limits)
-        } else if limits.html_content_types.contains(&line.mime) {
-            // Version 1 files store some documents without their HTTP headers.
-            let mut page = crate::input::page::Page::new(String::new(), bytes);
-            page.content_type = Some(line.mime.clone().into());
-            page.truncated = capped;
-            Ok(Some(page))
-        } else {
-            Ok(None)
-        };
-        let input = match page {
-            Ok(Some(mut page)) => {
-                page.url = line.url.into();
-                page.fetched_at = fetched_at.map(Into::into);
-                page.origin = origin;
-                Input::Page(page)
-            }
-            Ok(None) => {
-                stats.skip("not_html");
-                continue;
-            }
-            Err(reason) => Input::Broken(Broken {
-                url: Some(line.url),
-                origin,
-                reason: reason.to_string(),
-            }),
+        let Some(input) = record_input(line, bytes, capped, origin, limits, stats) else {
+            continue;
         };
         emit(input, r.pos).map_err(ReadError::Consumer)?;
     }
+}
+
+/// A record whose length is no number: a broken page, or for the file's own
+/// `filedesc` record a failure of the file (counted, named; no page).
+fn bad_length(
+    line: Line,
+    origin: Origin,
+    name: &str,
+    offset: u64,
+    stats: &mut SourceStats,
+) -> Option<Input> {
+    let reason = format!("ARC record length `{}` is not a number", line.length);
+    if line.url.starts_with("filedesc:") {
+        stats
+            .failures
+            .push(format!("{name}: near byte {offset}: {reason}"));
+        stats.skip("corrupt_record");
+        return None;
+    }
+    Some(Input::Broken(Broken {
+        url: Some(line.url),
+        origin,
+        reason,
+    }))
+}
+
+/// What a whole record's block gives: a page (an HTTP response, or a version 1
+/// document stored without its headers), a broken page, or nothing (not HTML).
+fn record_input(
+    line: Line,
+    bytes: Vec<u8>,
+    capped: bool,
+    origin: Origin,
+    limits: &Limits,
+    stats: &mut SourceStats,
+) -> Option<Input> {
+    let fetched_at = rfc3339(&line.date);
+    let page = if bytes.starts_with(b"HTTP/") {
+        http_page(&bytes, capped, limits)
+    } else if limits.html_content_types.contains(&line.mime) {
+        // Version 1 files store some documents without their HTTP headers.
+        let mut page = crate::input::page::Page::new(String::new(), bytes);
+        page.content_type = Some(line.mime.clone().into());
+        page.truncated = capped;
+        Ok(Some(page))
+    } else {
+        Ok(None)
+    };
+    Some(match page {
+        Ok(Some(mut page)) => {
+            page.url = line.url.into();
+            page.fetched_at = fetched_at.map(Into::into);
+            page.origin = origin;
+            Input::Page(page)
+        }
+        Ok(None) => {
+            stats.skip("not_html");
+            return None;
+        }
+        Err(reason) => Input::Broken(Broken {
+            url: Some(line.url),
+            origin,
+            reason: reason.to_string(),
+        }),
+    })
 }
 
 fn cut(cut_is_tail: bool, offset: u64) -> ReadError {

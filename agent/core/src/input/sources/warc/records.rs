@@ -90,20 +90,7 @@ pub(super) fn read_records<R: BufRead>(
             ));
             continue;
         }
-        let mut origin = origin(offset);
-        if let Origin::Warc {
-            record_id,
-            record_type: kind,
-            payload_digest,
-            ..
-        } = &mut origin
-        {
-            *record_id = header.get("warc-record-id").map(|s| s.to_string());
-            *payload_digest = header.get("warc-payload-digest").map(|s| s.to_string());
-            if record_type != "response" {
-                *kind = Some(record_type.clone());
-            }
-        }
+        let origin = with_record(origin(offset), &header, &record_type);
         let url = header.target("warc-target-uri").unwrap_or_default();
         let fetched_at = header.get("warc-date").map(|s| s.to_string());
         let (bytes, cut) = read_capped(&mut block, limits.max_page_bytes + HTTP_HEADER_ALLOWANCE)?;
@@ -126,8 +113,66 @@ pub(super) fn read_records<R: BufRead>(
             .map_err(ReadError::Consumer)?;
             return Err(e);
         }
-        let input = match record_type.as_str() {
-            "revisit" => match revisit(&header, &bytes, url, fetched_at, origin, limits) {
+        let record = Record {
+            kind: &record_type,
+            header: &header,
+            url,
+            fetched_at,
+            origin,
+        };
+        let input = record.input(bytes, cut, limits, stats);
+        if let Some(input) = input {
+            emit(input, r.pos).map_err(ReadError::Consumer)?;
+        }
+    }
+}
+
+/// A judged record's origin: the WARC record's id, payload digest and (for
+/// all but a response) its type.
+fn with_record(mut origin: Origin, header: &Header, record_type: &str) -> Origin {
+    if let Origin::Warc {
+        record_id,
+        record_type: kind,
+        payload_digest,
+        ..
+    } = &mut origin
+    {
+        *record_id = header.get("warc-record-id").map(|s| s.to_string());
+        *payload_digest = header.get("warc-payload-digest").map(|s| s.to_string());
+        if record_type != "response" {
+            *kind = Some(record_type.to_string());
+        }
+    }
+    origin
+}
+
+/// A judged record (a response, revisit or HTML resource), read whole.
+struct Record<'h> {
+    kind: &'h str,
+    header: &'h Header,
+    url: String,
+    fetched_at: Option<String>,
+    origin: Origin,
+}
+
+impl Record<'_> {
+    /// What the record gives: a page, a revisit, a broken page, or nothing
+    /// (not HTML: counted as skipped).
+    fn input(
+        self,
+        bytes: Vec<u8>,
+        cut: bool,
+        limits: &Limits,
+        stats: &mut SourceStats,
+    ) -> Option<Input> {
+        let Record {
+            url,
+            fetched_at,
+            origin,
+            ..
+        } = self;
+        match self.kind {
+            "revisit" => match revisit(self.header, &bytes, url, fetched_at, origin, limits) {
                 Some(r) => Some(Input::Revisit(r)),
                 None => {
                     // A revisit of an image, a script: no page, as its capture.
@@ -137,7 +182,10 @@ pub(super) fn read_records<R: BufRead>(
             },
             "resource" => {
                 let mut page = Page::new(url, bytes).with_origin(origin);
-                page.content_type = header.get("content-type").map(|c| c.to_string().into());
+                page.content_type = self
+                    .header
+                    .get("content-type")
+                    .map(|c| c.to_string().into());
                 page.fetched_at = fetched_at.map(Into::into);
                 page.truncated = cut;
                 Some(Input::Page(page))
@@ -159,9 +207,6 @@ pub(super) fn read_records<R: BufRead>(
                     reason: reason.to_string(),
                 })),
             },
-        };
-        if let Some(input) = input {
-            emit(input, r.pos).map_err(ReadError::Consumer)?;
         }
     }
 }
