@@ -138,29 +138,63 @@ pub struct Applied {
     pub removed: u64,
 }
 
-/// Applies `delta` to the file `current`, returning the target file's bytes.
-/// The caller verifies the result's signature (`SetFile::open`).
-pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), DeltaError> {
-    let mut at = 0usize;
-    let mut take = |n: usize| -> Result<&[u8], DeltaError> {
-        let end = at
+/// A delta's fields, read in order (`write` says the layout).
+struct Parsed {
+    header_bytes: Vec<u8>,
+    header: file::Header,
+    /// Keys added and removed, SimHashes added and removed.
+    lists: [Vec<u64>; 4],
+    items: Vec<u8>,
+    signature: [u8; 64],
+}
+
+/// Reads a delta's fields; running out of bytes is `Truncated`.
+struct Fields<'a> {
+    delta: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DeltaError> {
+        let end = self
+            .at
             .checked_add(n)
-            .filter(|&e| e <= delta.len())
+            .filter(|&e| e <= self.delta.len())
             .ok_or(DeltaError::Truncated)?;
-        let s = &delta[at..end];
-        at = end;
+        let s = &self.delta[self.at..end];
+        self.at = end;
         Ok(s)
-    };
-    if take(8)? != MAGIC {
+    }
+
+    fn u64(&mut self) -> Result<u64, DeltaError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
+    }
+
+    /// A length-prefixed list of u64s.
+    fn list(&mut self) -> Result<Vec<u64>, DeltaError> {
+        let n = usize::try_from(self.u64()?).map_err(|_| DeltaError::Truncated)?;
+        let bytes = self.take(n.checked_mul(8).ok_or(DeltaError::Truncated)?)?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
+            .collect())
+    }
+}
+
+/// Reads `delta`'s fields, checking that it applies to `current` (its set,
+/// its version) as soon as its header says.
+fn parse(delta: &[u8], current: &SetFile) -> Result<Parsed, DeltaError> {
+    let mut f = Fields { delta, at: 0 };
+    if f.take(8)? != MAGIC {
         return Err(DeltaError::Magic);
     }
-    let format = u16::from_le_bytes(take(2)?.try_into().expect("2"));
+    let format = u16::from_le_bytes(f.take(2)?.try_into().expect("2"));
     if !(1..=FORMAT).contains(&format) {
         return Err(DeltaError::Magic);
     }
-    let from_version = u64::from_le_bytes(take(8)?.try_into().expect("8"));
-    let header_len = u32::from_le_bytes(take(4)?.try_into().expect("4")) as usize;
-    let header_bytes = take(header_len)?.to_vec();
+    let from_version = f.u64()?;
+    let header_len = u32::from_le_bytes(f.take(4)?.try_into().expect("4")) as usize;
+    let header_bytes = f.take(header_len)?.to_vec();
     let (header, used) = file::Header::decode(&header_bytes)?;
     if used != header_bytes.len() {
         return Err(DeltaError::Result("header length".into()));
@@ -180,25 +214,37 @@ pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), Delt
     let mut lists = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     let count = if format == 1 { 2 } else { 4 };
     for list in lists.iter_mut().take(count) {
-        let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
-        let n = usize::try_from(n).map_err(|_| DeltaError::Truncated)?;
-        let bytes = take(n.checked_mul(8).ok_or(DeltaError::Truncated)?)?;
-        list.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8"))),
-        );
+        *list = f.list()?;
     }
     let items = if format >= 3 {
-        let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
-        take(usize::try_from(n).map_err(|_| DeltaError::Truncated)?)?.to_vec()
+        let n = usize::try_from(f.u64()?).map_err(|_| DeltaError::Truncated)?;
+        f.take(n)?.to_vec()
     } else {
         Vec::new()
     };
-    let signature: [u8; 64] = take(64)?.try_into().expect("64");
-    if at != delta.len() {
+    let signature: [u8; 64] = f.take(64)?.try_into().expect("64");
+    if f.at != delta.len() {
         return Err(DeltaError::Truncated);
     }
+    Ok(Parsed {
+        header_bytes,
+        header,
+        lists,
+        items,
+        signature,
+    })
+}
+
+/// Applies `delta` to the file `current`, returning the target file's bytes.
+/// The caller verifies the result's signature (`SetFile::open`).
+pub fn apply(current: &SetFile, delta: &[u8]) -> Result<(Vec<u8>, Applied), DeltaError> {
+    let Parsed {
+        header_bytes,
+        header,
+        lists,
+        items,
+        signature,
+    } = parse(delta, current)?;
     let [added, removed, sim_added, sim_removed] = lists;
     let keys = patched(
         current.keys(),
