@@ -200,58 +200,9 @@ impl Model {
 
     /// The model, and the DFA it came with (which only the tests keep).
     fn parse(raw: &[u8]) -> Option<(Model, Dfa)> {
-        let mut at = 0usize;
-        let mut take = |n: usize| -> Option<&[u8]> {
-            let s = raw.get(at..at.checked_add(n)?)?;
-            at += n;
-            Some(s)
-        };
-        if take(8)? != b"CSLANGID" {
-            return None;
-        }
-        let u16_at = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);
-        let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        if u16_at(take(2)?) != 1 {
-            return None;
-        }
-        let classes_n = u16_at(take(2)?) as usize;
-        let features_n = u32_at(take(4)?) as usize;
-        let states = u32_at(take(4)?) as usize;
-        let mut classes = Vec::with_capacity(classes_n);
-        for _ in 0..classes_n {
-            let len = take(1)?[0] as usize;
-            classes.push(String::from_utf8(take(len)?.to_vec()).ok()?);
-        }
-        let next: Vec<u16> = take(states * 256 * 2)?
-            .chunks_exact(2)
-            .map(u16_at)
-            .collect();
-        let offsets: Vec<u32> = take((states + 1) * 4)?
-            .chunks_exact(4)
-            .map(u32_at)
-            .collect();
-        let emitted = *offsets.last()? as usize;
-        let features: Vec<u16> = take(emitted * 2)?.chunks_exact(2).map(u16_at).collect();
-        let f32s = |b: &[u8]| -> Vec<f32> {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        let prior = f32s(take(classes_n * 4)?);
-        let weights = f32s(take(features_n * classes_n * 4)?);
-        let sound = next.iter().all(|&s| (s as usize) < states)
-            && features.iter().all(|&f| (f as usize) < features_n)
-            && offsets.windows(2).all(|w| w[0] <= w[1]);
-        if !sound {
-            return None;
-        }
-        let dfa = Dfa {
-            next,
-            offsets,
-            features,
-        };
+        let (classes, features_n, dfa, prior, weights) = read(raw)?;
         let ngrams = Ngrams::from_dfa(&dfa, features_n)?;
-        let class_of = |c: &str| CODES.iter().find(|(two, _)| *two == c).map(|&(_, k)| k);
+        let classes_n = classes.len();
         let (outsider_classes, outsider_codes): (Vec<usize>, Vec<&'static str>) = classes
             .iter()
             .enumerate()
@@ -267,19 +218,7 @@ impl Model {
         let columns = (0..classes_n)
             .flat_map(|k| weights.chunks_exact(classes_n).map(move |row| row[k]))
             .collect();
-        let mut by_code: std::collections::HashMap<&'static str, Vec<usize>> = Default::default();
-        for (i, c) in classes.iter().enumerate() {
-            let Some(Known(three)) = class_of(c) else {
-                continue;
-            };
-            by_code.entry(three).or_default().push(i);
-            for m in super::MACROLANGUAGES
-                .iter()
-                .filter(|m| m.members.contains(&three))
-            {
-                by_code.entry(m.code).or_default().push(i);
-            }
-        }
+        let by_code = classes_by_code(&classes);
         Some((
             Model {
                 by_code,
@@ -410,6 +349,91 @@ impl Model {
         }
         best(&scores, occurrences)
     }
+}
+
+/// The file's fields, checked: class names, the feature count, the n-gram
+/// DFA, the class priors and the weights.
+#[allow(clippy::type_complexity)]
+fn read(raw: &[u8]) -> Option<(Vec<String>, usize, Dfa, Vec<f32>, Vec<f32>)> {
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let s = raw.get(at..at.checked_add(n)?)?;
+        at += n;
+        Some(s)
+    };
+    if take(8)? != b"CSLANGID" {
+        return None;
+    }
+    let u16_at = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);
+    let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    if u16_at(take(2)?) != 1 {
+        return None;
+    }
+    let classes_n = u16_at(take(2)?) as usize;
+    let features_n = u32_at(take(4)?) as usize;
+    let states = u32_at(take(4)?) as usize;
+    let mut classes = Vec::with_capacity(classes_n);
+    for _ in 0..classes_n {
+        let len = take(1)?[0] as usize;
+        classes.push(String::from_utf8(take(len)?.to_vec()).ok()?);
+    }
+    let next: Vec<u16> = take(states * 256 * 2)?
+        .chunks_exact(2)
+        .map(u16_at)
+        .collect();
+    let offsets: Vec<u32> = take((states + 1) * 4)?
+        .chunks_exact(4)
+        .map(u32_at)
+        .collect();
+    let emitted = *offsets.last()? as usize;
+    let features: Vec<u16> = take(emitted * 2)?.chunks_exact(2).map(u16_at).collect();
+    let f32s = |b: &[u8]| -> Vec<f32> {
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let prior = f32s(take(classes_n * 4)?);
+    let weights = f32s(take(features_n * classes_n * 4)?);
+    let sound = next.iter().all(|&s| (s as usize) < states)
+        && features.iter().all(|&f| (f as usize) < features_n)
+        && offsets.windows(2).all(|w| w[0] <= w[1]);
+    if !sound {
+        return None;
+    }
+    Some((
+        classes,
+        features_n,
+        Dfa {
+            next,
+            offsets,
+            features,
+        },
+        prior,
+        weights,
+    ))
+}
+
+/// A two-letter class's code: one of crawlsieve's, or an outsider.
+fn class_of(c: &str) -> Option<Class> {
+    CODES.iter().find(|(two, _)| *two == c).map(|&(_, k)| k)
+}
+
+/// The classes of each code crawlsieve knows, its macrolanguages' included.
+fn classes_by_code(classes: &[String]) -> std::collections::HashMap<&'static str, Vec<usize>> {
+    let mut by_code: std::collections::HashMap<&'static str, Vec<usize>> = Default::default();
+    for (i, c) in classes.iter().enumerate() {
+        let Some(Known(three)) = class_of(c) else {
+            continue;
+        };
+        by_code.entry(three).or_default().push(i);
+        for m in super::MACROLANGUAGES
+            .iter()
+            .filter(|m| m.members.contains(&three))
+        {
+            by_code.entry(m.code).or_default().push(i);
+        }
+    }
+    by_code
 }
 
 /// langid.py ships its features as a DFA (Aho–Corasick over byte n-grams):

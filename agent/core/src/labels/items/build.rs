@@ -99,31 +99,11 @@ pub fn build(
 ) -> (ItemTable, BuildStats) {
     let mut buf = String::new();
     let made: Vec<Made> = raw.iter().map(|i| make(i, n, &mut buf)).collect();
-    // In how many distinct items each gram is, an item's text counted once.
-    let mut seen_text: FxHashSet<u64> = FxHashSet::default();
-    let mut in_items: FxHashMap<u64, u32> = FxHashMap::default();
     let mut stats = BuildStats {
         items: raw.len(),
         ..Default::default()
     };
-    let mut distinct = Vec::new();
-    for m in &made {
-        let text = m
-            .grams
-            .iter()
-            .fold(m.words as u64, |h, &g| h.rotate_left(5) ^ g);
-        if !seen_text.insert(text) {
-            stats.duplicates += 1;
-            continue;
-        }
-        distinct.clear();
-        distinct.extend_from_slice(&m.grams);
-        distinct.sort_unstable();
-        distinct.dedup();
-        for &g in &distinct {
-            *in_items.entry(g).or_default() += 1;
-        }
-    }
+    let in_items = items_per_gram(&made, &mut stats);
     let (mut dropped, mut scaffold): (FxHashSet<u64>, FxHashSet<u64>) = Default::default();
     for (&g, &count) in &in_items {
         if common.contains(&g) {
@@ -178,6 +158,32 @@ pub fn build(
     }
     table.tasks = tasks;
     (table, stats)
+}
+
+/// In how many distinct items each gram is, an item's text counted once
+/// (a second item with the same text is a duplicate, counted in `stats`).
+fn items_per_gram(made: &[Made], stats: &mut BuildStats) -> FxHashMap<u64, u32> {
+    let mut seen_text: FxHashSet<u64> = FxHashSet::default();
+    let mut in_items: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut distinct = Vec::new();
+    for m in made {
+        let text = m
+            .grams
+            .iter()
+            .fold(m.words as u64, |h, &g| h.rotate_left(5) ^ g);
+        if !seen_text.insert(text) {
+            stats.duplicates += 1;
+            continue;
+        }
+        distinct.clear();
+        distinct.extend_from_slice(&m.grams);
+        distinct.sort_unstable();
+        distinct.dedup();
+        for &g in &distinct {
+            *in_items.entry(g).or_default() += 1;
+        }
+    }
+    in_items
 }
 
 fn cut(s: &str) -> String {
