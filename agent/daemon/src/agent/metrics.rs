@@ -113,8 +113,16 @@ impl Metrics {
         Metrics { registry, ..m }
     }
 
-    /// Names and describes every metric in `registry`.
+    /// Names and describes every metric in `registry` (in this order in the
+    /// exposition): pages and verdicts, sources and sets, counts and
+    /// neighborhoods.
     fn register(&self, registry: &mut Registry) {
+        self.register_pages(registry);
+        self.register_sources(registry);
+        self.register_counts(registry);
+    }
+
+    fn register_pages(&self, registry: &mut Registry) {
         registry.register("pages_in", "Pages received", self.pages_in.clone());
         registry.register(
             "verdicts_out",
@@ -148,6 +156,9 @@ impl Metrics {
             "Verdicts of pages from sources that may not feed neighborhoods or counts",
             self.untrusted.clone(),
         );
+    }
+
+    fn register_sources(&self, registry: &mut Registry) {
         registry.register(
             "source_pages",
             "Pages taken by each queue-like source",
@@ -168,6 +179,9 @@ impl Metrics {
             "Arrival to verdict accepted by every sink",
             self.latency.clone(),
         );
+    }
+
+    fn register_counts(&self, registry: &mut Registry) {
         registry.register(
             "counts_occurrences",
             "Chunk and shingle occurrences counted for the hub",

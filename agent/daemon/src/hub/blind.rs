@@ -149,6 +149,49 @@ pub(super) fn first_versions(hub: &super::Hub) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether the request carries the count token (with per-agent tokens: the
+/// agent's own, under its own id; checked before the id's syntax, so an
+/// unknown id and a wrong token look the same to the sender).
+fn admits_counts(hub: &Shared, headers: &HeaderMap) -> bool {
+    match &hub.blind.agent_tokens {
+        Some(tokens) => headers
+            .get(AGENT_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|a| tokens.get(a.trim()))
+            .is_some_and(|t| t.admits(headers)),
+        None => hub
+            .blind
+            .count_token
+            .as_ref()
+            .unwrap_or(&hub.publish_token)
+            .admits(headers),
+    }
+}
+
+/// The batch's sender and number, from its headers.
+fn agent_and_batch(headers: &HeaderMap) -> Answer<(String, u64)> {
+    let header = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim);
+    let agent = header(AGENT_HEADER)
+        .filter(|a| valid_agent_id(a))
+        .ok_or_else(|| {
+            Failure(
+                StatusCode::BAD_REQUEST,
+                format!("{AGENT_HEADER}: 1-64 of A-Z a-z 0-9 . _ -"),
+            )
+        })?
+        .to_string();
+    let batch: u64 = header(BATCH_HEADER)
+        .and_then(|b| b.parse().ok())
+        .filter(|&b| b > 0)
+        .ok_or_else(|| {
+            Failure(
+                StatusCode::BAD_REQUEST,
+                format!("{BATCH_HEADER}: a batch number from 1"),
+            )
+        })?;
+    Ok((agent, batch))
+}
+
 /// `POST /v1/counts/{name}`: one batch of one agent's counts. The body goes
 /// straight to a file (an agent's batch can be large; the hub holds none in
 /// memory), is checked, and is taken once: the same `(agent, batch)` again
@@ -159,21 +202,7 @@ pub(super) async fn counts(
     headers: HeaderMap,
     body: Body,
 ) -> Answer<(StatusCode, Json<CountsReceipt>)> {
-    let admitted = match &hub.blind.agent_tokens {
-        // The agent's own token, under its own id (checked before the id's syntax:
-        // an unknown id and a wrong token look the same to the sender).
-        Some(tokens) => headers
-            .get(AGENT_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|a| tokens.get(a.trim()))
-            .is_some_and(|t| t.admits(&headers)),
-        None => hub
-            .blind
-            .count_token
-            .as_ref()
-            .unwrap_or(&hub.publish_token)
-            .admits(&headers),
-    };
+    let admitted = admits_counts(&hub, &headers);
     if !admitted {
         return Err(Failure(
             StatusCode::UNAUTHORIZED,
@@ -195,25 +224,7 @@ pub(super) async fn counts(
             ),
         ));
     }
-    let header = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim);
-    let agent = header(AGENT_HEADER)
-        .filter(|a| valid_agent_id(a))
-        .ok_or_else(|| {
-            Failure(
-                StatusCode::BAD_REQUEST,
-                format!("{AGENT_HEADER}: 1-64 of A-Z a-z 0-9 . _ -"),
-            )
-        })?
-        .to_string();
-    let batch: u64 = header(BATCH_HEADER)
-        .and_then(|b| b.parse().ok())
-        .filter(|&b| b > 0)
-        .ok_or_else(|| {
-            Failure(
-                StatusCode::BAD_REQUEST,
-                format!("{BATCH_HEADER}: a batch number from 1"),
-            )
-        })?;
+    let (agent, batch) = agent_and_batch(&headers)?;
     let counts = set.counts.clone().lock_owned().await;
     let receipt = |duplicate, s: count::Summary| CountsReceipt {
         set: name.clone(),

@@ -138,6 +138,22 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
             },
         )
         .await;
+    leave(pump, checkpoints, &handover, &consumer, &cfg.topic).await?;
+    Ok(ended)
+}
+
+/// The end of a run, in the order that loses nothing: polling stops (no
+/// rebalance callback runs after), checkpoints stop, every partition's state
+/// goes to its topic with its offset committed, then the consumer leaves the
+/// group (committing the stored offsets: pages delivered, never the fetch
+/// position, which may be past pages that were not).
+async fn leave(
+    pump: tokio::task::JoinHandle<()>,
+    checkpoints: Option<tokio::task::JoinHandle<()>>,
+    handover: &Option<Arc<Handover>>,
+    consumer: &Arc<StreamConsumer<SourceContext>>,
+    topic: &str,
+) -> anyhow::Result<()> {
     // No more polling: no rebalance callback runs from here on.
     pump.abort();
     let _ = pump.await;
@@ -145,22 +161,22 @@ async fn kafka_once(run: Run, cfg: Kafka) -> anyhow::Result<Ended> {
         c.abort();
         let _ = c.await;
     }
-    if let Some(h) = &handover {
+    if let Some(h) = handover {
         // Every page taken is done: its state goes to the topic and its offset
         // is committed before the group hears that this member leaves.
         let (h, c) = (h.clone(), consumer.clone());
         let _ = tokio::task::spawn_blocking(move || h.release_all(&*c)).await;
-        if h_failed(&handover) {
+        if h_failed(handover) {
             anyhow::bail!(
                 "kafka source {}: a partition's neighborhood state could not be restored",
-                cfg.topic
+                topic
             );
         }
     }
     // Leaving the group commits the stored offsets (pages delivered) — never
     // the fetch position, which may be past pages that were not.
     consumer.unsubscribe();
-    Ok(ended)
+    Ok(())
 }
 
 /// The group's consumer, subscribed to the pages' topic. Offsets are
