@@ -84,10 +84,10 @@ impl Known {
     }
 }
 
-/// The crawl log (`-`: stdin) and where the annotated log goes (stdout by default).
 /// A crawl log being read, and where its annotated lines go.
 type Files = (BufReader<Box<dyn Read>>, Box<dyn Write>);
 
+/// The crawl log (`-`: stdin) and where the annotated log goes (stdout by default).
 fn open_files(a: &AnnotateArgs) -> anyhow::Result<Files> {
     let input: Box<dyn Read> = if a.crawl_log == "-" {
         Box::new(std::io::stdin())
