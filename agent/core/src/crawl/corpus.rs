@@ -67,6 +67,63 @@ fn is_text(path: &str) -> bool {
     path.ends_with(".txt") || path.ends_with(".txt.gz")
 }
 
+/// The reader's side of `walk`: every document of `inputs` to `doc_tx`
+/// (until the workers stop taking them), with what was read and lost.
+fn read_documents(
+    inputs: &[String],
+    limits: &Limits,
+    doc_tx: &crossbeam_channel::Sender<Document>,
+) -> anyhow::Result<CorpusStats> {
+    let mut stats = CorpusStats::default();
+    for input in inputs {
+        if is_text(input) {
+            let mut text = String::new();
+            sources::open_maybe_gz(std::path::Path::new(input))
+                .and_then(|mut r| r.read_to_string(&mut text))
+                .map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
+            stats.documents += 1;
+            let doc = Document::Text {
+                name: input.clone(),
+                text,
+            };
+            if doc_tx.send(doc).is_err() {
+                break;
+            }
+            continue;
+        }
+        let mut source = sources::open(input, limits)?;
+        let (mut documents, mut unreadable) = (0, 0);
+        source.run(
+            &mut |input| {
+                documents += 1;
+                match input {
+                    Input::Page(page) => doc_tx
+                        .send(Document::Page(page))
+                        .map_err(|_| anyhow::anyhow!("stopped"))?,
+                    Input::Broken(_) => unreadable += 1,
+                    // No content of its own: its capture's is the document.
+                    Input::Revisit(_) => documents -= 1,
+                }
+                Ok(())
+            },
+            &mut stats.sources,
+        )?;
+        stats.documents += documents;
+        stats.unreadable += unreadable;
+    }
+    // Records too corrupt to be pages, inputs cut short: lost documents.
+    let lost = stats
+        .sources
+        .skipped
+        .get("corrupt_record")
+        .copied()
+        .unwrap_or(0)
+        + stats.sources.failures.len() as u64;
+    stats.documents += lost;
+    stats.unreadable += lost;
+    Ok(stats)
+}
+
 /// Reads every document of `inputs` on one thread, runs `map` on `workers`
 /// threads, and hands the results to `fold` on the calling thread.
 pub fn walk<T: Send>(
@@ -82,56 +139,7 @@ pub fn walk<T: Send>(
     let (doc_tx, doc_rx) = bounded::<Document>(workers * 4);
     let (out_tx, out_rx) = bounded::<T>(workers * 4);
     std::thread::scope(|scope| -> anyhow::Result<CorpusStats> {
-        let reader = scope.spawn(move || -> anyhow::Result<CorpusStats> {
-            let mut stats = CorpusStats::default();
-            for input in inputs {
-                if is_text(input) {
-                    let mut text = String::new();
-                    sources::open_maybe_gz(std::path::Path::new(input))
-                        .and_then(|mut r| r.read_to_string(&mut text))
-                        .map_err(|e| anyhow::anyhow!("{input}: {e}"))?;
-                    stats.documents += 1;
-                    let doc = Document::Text {
-                        name: input.clone(),
-                        text,
-                    };
-                    if doc_tx.send(doc).is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                let mut source = sources::open(input, limits)?;
-                let (mut documents, mut unreadable) = (0, 0);
-                source.run(
-                    &mut |input| {
-                        documents += 1;
-                        match input {
-                            Input::Page(page) => doc_tx
-                                .send(Document::Page(page))
-                                .map_err(|_| anyhow::anyhow!("stopped"))?,
-                            Input::Broken(_) => unreadable += 1,
-                            // No content of its own: its capture's is the document.
-                            Input::Revisit(_) => documents -= 1,
-                        }
-                        Ok(())
-                    },
-                    &mut stats.sources,
-                )?;
-                stats.documents += documents;
-                stats.unreadable += unreadable;
-            }
-            // Records too corrupt to be pages, inputs cut short: lost documents.
-            let lost = stats
-                .sources
-                .skipped
-                .get("corrupt_record")
-                .copied()
-                .unwrap_or(0)
-                + stats.sources.failures.len() as u64;
-            stats.documents += lost;
-            stats.unreadable += lost;
-            Ok(stats)
-        });
+        let reader = scope.spawn(move || read_documents(inputs, limits, &doc_tx));
         for _ in 0..workers {
             let rx = doc_rx.clone();
             let tx = out_tx.clone();

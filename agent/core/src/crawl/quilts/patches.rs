@@ -25,14 +25,9 @@ pub struct PatchStats {
     pub common: u64,
 }
 
-/// Merges `inputs` (grams files of one partition, from any number of
-/// machines) into the patches file `output`.
-pub fn patches(inputs: &[PathBuf], m: u32, output: &Path) -> anyhow::Result<PatchStats> {
-    anyhow::ensure!(!inputs.is_empty(), "no grams files");
-    anyhow::ensure!(
-        m >= 2,
-        "m is at least 2 (a patch gram is in more than one document)"
-    );
+/// The grams files of one partition of one job, and the patches file's
+/// header: each machine's files once, all of one k and partition.
+fn open_partition(inputs: &[PathBuf], m: u32) -> anyhow::Result<(Vec<GramsReader>, Header)> {
     let mut readers: Vec<GramsReader> = Vec::new();
     let mut first: Option<(Header, &PathBuf)> = None;
     for p in inputs {
@@ -62,6 +57,18 @@ pub fn patches(inputs: &[PathBuf], m: u32, output: &Path) -> anyhow::Result<Patc
         machines,
         ..first.expect("inputs are not empty").0
     };
+    Ok((readers, header))
+}
+
+/// Merges `inputs` (grams files of one partition, from any number of
+/// machines) into the patches file `output`.
+pub fn patches(inputs: &[PathBuf], m: u32, output: &Path) -> anyhow::Result<PatchStats> {
+    anyhow::ensure!(!inputs.is_empty(), "no grams files");
+    anyhow::ensure!(
+        m >= 2,
+        "m is at least 2 (a patch gram is in more than one document)"
+    );
+    let (mut readers, header) = open_partition(inputs, m)?;
     let mut out = PatchesWriter::create(output, &header)?;
     let mut heap = BinaryHeap::with_capacity(readers.len());
     for (i, r) in readers.iter_mut().enumerate() {

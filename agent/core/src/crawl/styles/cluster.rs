@@ -117,6 +117,64 @@ pub struct Graph {
     pub stats: Stats,
 }
 
+/// What Procedure 2 changes as it goes through one candidate group.
+struct Group<'a> {
+    store: &'a Store,
+    params: Params,
+    comps: &'a mut Components,
+    degree: &'a mut [u32],
+    stats: &'a mut Stats,
+}
+
+impl Group<'_> {
+    /// One candidate group (pages sharing a value in a probed dimension):
+    /// each page checked against the group's anchors, joined to those it
+    /// matches, kept as an anchor when it joined none.
+    fn join(
+        self,
+        pages: &[(u32, u32)],
+        anchors: &mut Vec<(u32, Fingerprint)>,
+    ) -> anyhow::Result<()> {
+        anchors.clear();
+        for &(_, page) in pages {
+            let fp = self.store.fingerprint(page as usize)?;
+            let mut joined = false;
+            let mut a = 0;
+            while a < anchors.len() {
+                let (anchor, ref afp) = anchors[a];
+                if self.comps.find(anchor) == self.comps.find(page) {
+                    joined = true;
+                    a += 1;
+                    continue;
+                }
+                self.stats.checks += 1;
+                if fp.matched(afp) > self.params.check {
+                    self.comps.union(anchor, page);
+                    self.degree[anchor as usize] += 1;
+                    self.degree[page as usize] += 1;
+                    self.stats.edges += 1;
+                    joined = true;
+                }
+                a += 1;
+            }
+            // Anchors that now share a component stand for it once.
+            let mut k = 0;
+            while k < anchors.len() {
+                let rk = self.comps.find(anchors[k].0);
+                if anchors[..k].iter().any(|(o, _)| self.comps.find(*o) == rk) {
+                    anchors.swap_remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            if !joined && anchors.len() < self.params.anchors {
+                anchors.push((page, fp));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Procedure 2 over every fingerprint in `store`.
 pub fn components(store: &Store, params: Params) -> anyhow::Result<Graph> {
     params.validate().map_err(anyhow::Error::msg)?;
@@ -152,42 +210,14 @@ pub fn components(store: &Store, params: Params) -> anyhow::Result<Graph> {
             }
             if end - start >= 2 {
                 stats.candidate_groups += 1;
-                anchors.clear();
-                for &(_, page) in &column[start..end] {
-                    let fp = store.fingerprint(page as usize)?;
-                    let mut joined = false;
-                    let mut a = 0;
-                    while a < anchors.len() {
-                        let (anchor, ref afp) = anchors[a];
-                        if comps.find(anchor) == comps.find(page) {
-                            joined = true;
-                            a += 1;
-                            continue;
-                        }
-                        stats.checks += 1;
-                        if fp.matched(afp) > params.check {
-                            comps.union(anchor, page);
-                            degree[anchor as usize] += 1;
-                            degree[page as usize] += 1;
-                            stats.edges += 1;
-                            joined = true;
-                        }
-                        a += 1;
-                    }
-                    // Anchors that now share a component stand for it once.
-                    let mut k = 0;
-                    while k < anchors.len() {
-                        let rk = comps.find(anchors[k].0);
-                        if anchors[..k].iter().any(|(o, _)| comps.find(*o) == rk) {
-                            anchors.swap_remove(k);
-                        } else {
-                            k += 1;
-                        }
-                    }
-                    if !joined && anchors.len() < params.anchors {
-                        anchors.push((page, fp));
-                    }
-                }
+                let group = Group {
+                    store,
+                    params,
+                    comps: &mut comps,
+                    degree: &mut degree,
+                    stats: &mut stats,
+                };
+                group.join(&column[start..end], &mut anchors)?;
             }
             start = end;
         }
@@ -259,57 +289,7 @@ pub fn clusters(
         start = end;
     }
     for &(root, start, end) in &groups {
-        let pages = &order[start..end];
-        let proto = pages
-            .iter()
-            .map(|&(_, p)| p)
-            .max_by_key(|&p| (graph.degree[p as usize], std::cmp::Reverse(p)))
-            .expect("non-empty");
-        let pfp = store.fingerprint(proto as usize)?;
-        let mut sims: Vec<(u32, u32)> = Vec::with_capacity(pages.len());
-        let mut sites: std::collections::HashMap<String, u64> = Default::default();
-        for &(_, p) in pages {
-            let m = if p == proto {
-                M as u32
-            } else {
-                store.fingerprint(p as usize)?.matched(&pfp)
-            };
-            sims.push((m, p));
-            let site = store.page(p as usize)?.site.unwrap_or_default();
-            *sites.entry(site).or_default() += 1;
-        }
-        let others: Vec<u32> = sims.iter().filter(|s| s.1 != proto).map(|s| s.0).collect();
-        let mean = others.iter().map(|&m| m as f64).sum::<f64>() / others.len() as f64 / M as f64;
-        sims.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mut top_sites: Vec<(String, u64)> = sites.into_iter().collect();
-        let site_count = top_sites.len() as u64;
-        top_sites.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        top_sites.truncate(10);
-        let member = |(m, p): (u32, u32)| -> anyhow::Result<Member> {
-            let page = store.page(p as usize)?;
-            Ok(Member {
-                url: page.url,
-                site: page.site,
-                similarity: round3(m as f64 / M as f64),
-            })
-        };
-        out.push((
-            root,
-            Cluster {
-                cluster: 0,
-                pages: pages.len() as u64,
-                sites: site_count,
-                mean_similarity: round3(mean),
-                prototype: member((M as u32, proto))?,
-                top_sites,
-                members: sims
-                    .iter()
-                    .filter(|s| s.1 != proto)
-                    .take(members)
-                    .map(|&s| member(s))
-                    .collect::<anyhow::Result<_>>()?,
-            },
-        ));
+        out.push((root, cluster(store, graph, &order[start..end], members)?));
     }
     out.sort_by(|(_, a), (_, b)| {
         let key = |c: &Cluster| c.mean_similarity * c.sites as f64;
@@ -329,6 +309,63 @@ pub fn clusters(
         }
     }
     Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+/// One component's cluster: its prototype (the member with most edges), its
+/// members by similarity to it, its sites.
+fn cluster(
+    store: &Store,
+    graph: &Graph,
+    pages: &[(u32, u32)],
+    members: usize,
+) -> anyhow::Result<Cluster> {
+    let proto = pages
+        .iter()
+        .map(|&(_, p)| p)
+        .max_by_key(|&p| (graph.degree[p as usize], std::cmp::Reverse(p)))
+        .expect("non-empty");
+    let pfp = store.fingerprint(proto as usize)?;
+    let mut sims: Vec<(u32, u32)> = Vec::with_capacity(pages.len());
+    let mut sites: std::collections::HashMap<String, u64> = Default::default();
+    for &(_, p) in pages {
+        let m = if p == proto {
+            M as u32
+        } else {
+            store.fingerprint(p as usize)?.matched(&pfp)
+        };
+        sims.push((m, p));
+        let site = store.page(p as usize)?.site.unwrap_or_default();
+        *sites.entry(site).or_default() += 1;
+    }
+    let others: Vec<u32> = sims.iter().filter(|s| s.1 != proto).map(|s| s.0).collect();
+    let mean = others.iter().map(|&m| m as f64).sum::<f64>() / others.len() as f64 / M as f64;
+    sims.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut top_sites: Vec<(String, u64)> = sites.into_iter().collect();
+    let site_count = top_sites.len() as u64;
+    top_sites.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    top_sites.truncate(10);
+    let member = |(m, p): (u32, u32)| -> anyhow::Result<Member> {
+        let page = store.page(p as usize)?;
+        Ok(Member {
+            url: page.url,
+            site: page.site,
+            similarity: round3(m as f64 / M as f64),
+        })
+    };
+    Ok(Cluster {
+        cluster: 0,
+        pages: pages.len() as u64,
+        sites: site_count,
+        mean_similarity: round3(mean),
+        prototype: member((M as u32, proto))?,
+        top_sites,
+        members: sims
+            .iter()
+            .filter(|s| s.1 != proto)
+            .take(members)
+            .map(|&s| member(s))
+            .collect::<anyhow::Result<_>>()?,
+    })
 }
 
 fn round3(x: f64) -> f64 {
