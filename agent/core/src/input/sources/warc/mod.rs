@@ -187,6 +187,32 @@ impl<'a> How<'a> {
     }
 
     /// The records of `r`, by its container.
+    /// The records of the member (gzip member, LZ4 frame) at `member`.
+    fn member<R: BufRead>(
+        &mut self,
+        raw: &mut Counting<R>,
+        framing: Framing,
+        member: u64,
+        found: &mut records::Found<'_>,
+        stats: &mut SourceStats,
+    ) -> Result<(), ReadError> {
+        let name = self.name;
+        let origin = move |_| member_origin(name, member);
+        match framing {
+            Framing::Gzip => {
+                let decoded = GzDecoder::new(&mut *raw);
+                let mut records = Counting::new(BufReader::with_capacity(1 << 16, decoded));
+                self.records(&mut records, found, stats, origin)
+            }
+            Framing::Lz4 => {
+                let frame = frames::lz4_frame(&mut *raw)?;
+                let decoded = lz4_flex::frame::FrameDecoder::new(&frame[..]);
+                let mut records = Counting::new(BufReader::with_capacity(1 << 16, decoded));
+                self.records(&mut records, found, stats, origin)
+            }
+        }
+    }
+
     fn records<R: BufRead>(
         &mut self,
         r: &mut Counting<R>,
@@ -289,23 +315,7 @@ fn read_members<R: BufRead>(
                 };
                 emit(input, after)
             };
-            let name = how.name;
-            let origin = move |_| member_origin(name, member);
-            match framing {
-                Framing::Gzip => {
-                    let decoded = GzDecoder::new(&mut *raw);
-                    let mut records = Counting::new(BufReader::with_capacity(1 << 16, decoded));
-                    how.records(&mut records, &mut found, stats, origin)
-                }
-                Framing::Lz4 => match frames::lz4_frame(&mut *raw) {
-                    Ok(frame) => {
-                        let decoded = lz4_flex::frame::FrameDecoder::new(&frame[..]);
-                        let mut records = Counting::new(BufReader::with_capacity(1 << 16, decoded));
-                        how.records(&mut records, &mut found, stats, origin)
-                    }
-                    Err(e) => Err(ReadError::from(e)),
-                },
-            }
+            how.member(raw, framing, member, &mut found, stats)
         };
         let why = match result {
             Ok(()) => continue,
@@ -324,25 +334,37 @@ fn read_members<R: BufRead>(
             }
             Err(ReadError::Input(why)) => why,
         };
-        let unit = match framing {
-            Framing::Gzip => "gzip member",
-            Framing::Lz4 => "LZ4 frame",
-        };
-        stats
-            .failures
-            .push(format!("{}: {unit} at byte {member}: {why}", how.name));
-        stats.skip("corrupt_record");
-        if raw.pos <= member {
-            raw.consume_n(1)?;
-        }
-        let next = match framing {
-            Framing::Gzip => skip_to_gzip_header(raw)?,
-            Framing::Lz4 => resync::skip_to(raw, &frames::LZ4_MAGIC)?,
-        };
-        if !next {
+        if !skip_corrupt(raw, framing, how.name, member, &why, stats)? {
             return Ok(whole(raw.pos));
         }
     }
+}
+
+/// A member that does not decode: reported and counted, then the reader
+/// moves to the next member's start; false when there is none.
+fn skip_corrupt<R: BufRead>(
+    raw: &mut Counting<R>,
+    framing: Framing,
+    name: &str,
+    member: u64,
+    why: &str,
+    stats: &mut SourceStats,
+) -> anyhow::Result<bool> {
+    let unit = match framing {
+        Framing::Gzip => "gzip member",
+        Framing::Lz4 => "LZ4 frame",
+    };
+    stats
+        .failures
+        .push(format!("{name}: {unit} at byte {member}: {why}"));
+    stats.skip("corrupt_record");
+    if raw.pos <= member {
+        raw.consume_n(1)?;
+    }
+    Ok(match framing {
+        Framing::Gzip => skip_to_gzip_header(raw)?,
+        Framing::Lz4 => resync::skip_to(raw, &frames::LZ4_MAGIC)?,
+    })
 }
 
 fn cut_at(offset: u64, skip: u64) -> Resume {
