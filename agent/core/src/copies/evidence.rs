@@ -137,6 +137,61 @@ fn add_bits(counts: &mut [u32; MAX_SETS], mask: u32) {
     }
 }
 
+/// The sets the page matched (or is a near duplicate in), with what it matched of each.
+fn label_counts(e: &Evidence, sets: &LabeledSets, near_mask: u32) -> Vec<LabelCount> {
+    sets.sets()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| {
+            e.per_label_chunks[i] > 0
+                || e.per_label_shingles[i] > 0
+                || e.per_label_immutables[i] > 0
+                || near_mask >> i & 1 == 1
+        })
+        .map(|(i, set)| LabelCount {
+            label: set.name.clone(),
+            chunks: e.per_label_chunks[i],
+            shingles: e.per_label_shingles[i],
+            immutables: e.per_label_immutables[i],
+        })
+        .collect()
+}
+
+/// The copy rules that fire on the evidence (and the figures `decide` put
+/// in the verdict), in the order the verdict lists them.
+fn fired(e: &Evidence, v: &Verdict, near: bool, rules: &LabelSettings) -> Vec<Reason> {
+    let mut fired = Vec::new();
+    if e.whole_match {
+        fired.push(Reason::WholeContent);
+    }
+    if v.contains.is_some_and(|c| c >= rules.flag_threshold) {
+        fired.push(Reason::LabeledChunks);
+    }
+    if e.shingles >= rules.shingle_min
+        && v.shingle_contains
+            .is_some_and(|c| c >= rules.shingle_threshold)
+    {
+        fired.push(Reason::LabeledShingles);
+    }
+    if (rules.evidence_chars > 0 && e.labeled_chars >= rules.evidence_chars)
+        || (rules.evidence_shingles > 0 && e.matched_shingles >= rules.evidence_shingles)
+    {
+        fired.push(Reason::LabeledText);
+    }
+    if near {
+        fired.push(Reason::NearDuplicate);
+    }
+    // Exact and near duplicates keep their own rules; `spun` is what is left.
+    if fired.is_empty()
+        && e.matched_immutables >= rules.spun_min_matched
+        && v.spun_contains.is_some_and(|c| c >= rules.spun_threshold)
+        && e.spread >= rules.spun_spread
+    {
+        fired.push(Reason::Spun);
+    }
+    fired
+}
+
 /// Fills the verdict's figures from the evidence and applies the rules: a
 /// page that passed the filters is flagged; on a dropped page the rules that
 /// fired follow the drop reason as notes.
@@ -170,23 +225,7 @@ pub fn decide(
         v.spun_spread = Some(e.spread);
     }
     let near_mask = near.map_or(0, |(mask, _)| mask);
-    v.labels = sets
-        .sets()
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| {
-            e.per_label_chunks[i] > 0
-                || e.per_label_shingles[i] > 0
-                || e.per_label_immutables[i] > 0
-                || near_mask >> i & 1 == 1
-        })
-        .map(|(i, set)| LabelCount {
-            label: set.name.clone(),
-            chunks: e.per_label_chunks[i],
-            shingles: e.per_label_shingles[i],
-            immutables: e.per_label_immutables[i],
-        })
-        .collect();
+    v.labels = label_counts(e, sets, near_mask);
     if e.origin != 0 {
         v.origin_of = sets
             .sets()
@@ -198,35 +237,7 @@ pub fn decide(
         v.reasons.push(Reason::LabeledOrigin);
     }
 
-    let mut fired = Vec::new();
-    if e.whole_match {
-        fired.push(Reason::WholeContent);
-    }
-    if v.contains.is_some_and(|c| c >= rules.flag_threshold) {
-        fired.push(Reason::LabeledChunks);
-    }
-    if e.shingles >= rules.shingle_min
-        && v.shingle_contains
-            .is_some_and(|c| c >= rules.shingle_threshold)
-    {
-        fired.push(Reason::LabeledShingles);
-    }
-    if (rules.evidence_chars > 0 && e.labeled_chars >= rules.evidence_chars)
-        || (rules.evidence_shingles > 0 && e.matched_shingles >= rules.evidence_shingles)
-    {
-        fired.push(Reason::LabeledText);
-    }
-    if near.is_some() {
-        fired.push(Reason::NearDuplicate);
-    }
-    // Exact and near duplicates keep their own rules; `spun` is what is left.
-    if fired.is_empty()
-        && e.matched_immutables >= rules.spun_min_matched
-        && v.spun_contains.is_some_and(|c| c >= rules.spun_threshold)
-        && e.spread >= rules.spun_spread
-    {
-        fired.push(Reason::Spun);
-    }
+    let fired = fired(e, v, near.is_some(), rules);
     if fired.is_empty() {
         return;
     }

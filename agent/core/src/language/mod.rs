@@ -406,6 +406,15 @@ const ALONE_TRIGRAMS: usize = 200;
 /// vetoed two English pages, 0.1 none).
 const WORDS_REACH: f64 = 0.1;
 
+/// Whether the profiles' scores cannot name a language at all.
+fn undecidable(scored: &profiles::Scored) -> bool {
+    // Much of the sample in another script: a mixed page, of which each
+    // detector would judge only a part. Too many of its trigrams foreign to
+    // the best language: text in a language neither detector knows
+    // (Asturian scores as Spanish, Kyrgyz as Kazakh) — or too garbled to say.
+    scored.in_script < MIN_IN_SCRIPT || scored.fit < MIN_FIT
+}
+
 /// The profiles and whatlang, deciding together on `sample`; the profiles'
 /// scores are left in `scored`.
 fn decide(sample: &str, t: Thresholds, scored_out: &mut Option<profiles::Scored>) -> Detected {
@@ -419,15 +428,7 @@ fn decide(sample: &str, t: Thresholds, scored_out: &mut Option<profiles::Scored>
         return whatlang_alone(sample, t);
     };
     *scored_out = Some(scored);
-    if scored.in_script < MIN_IN_SCRIPT {
-        // Much of the sample is in another script: a mixed page, of which
-        // each detector would judge only a part.
-        return UNKNOWN;
-    }
-    if scored.fit < MIN_FIT {
-        // Too many of the sample's trigrams are foreign to the best language:
-        // text in a language neither detector knows (Asturian scores as
-        // Spanish, Kyrgyz as Kazakh) — or too garbled to say.
+    if undecidable(&scored) {
         return UNKNOWN;
     }
     let second = profiles.langs()[scored.best].code;
