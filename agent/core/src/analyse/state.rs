@@ -166,18 +166,11 @@ impl State {
         self.truncate(idx);
     }
 
-    /// A start tag: what it closes implicitly, then the element it opens.
-    /// `in_foreign`: the element is SVG or MathML.
-    /// `attrs` reads the element's attributes (for an element without
-    /// content only when the outline wants a `<meta>` or `<link>`). Returns
-    /// whether an element was pushed (one without content is not).
-    pub(super) fn start<'a>(
-        &mut self,
-        name: &str,
-        has_content: bool,
-        in_foreign: bool,
-        attrs: impl FnOnce(bool) -> Attrs<'a>,
-    ) -> bool {
+    /// What any start tag does to the text around it, content or not: the
+    /// elements it closes implicitly, the block, line or row it breaks, the
+    /// title it starts. Inlined: `start` runs for every tag.
+    #[inline(always)]
+    fn tag_breaks(&mut self, name: &str, in_foreign: bool) -> (TagKind, tags::Implicit) {
         let kind = tags::classify(name);
         let implicit = tags::implicit(name);
         self.builder.tag();
@@ -194,6 +187,42 @@ impl State {
         if name == "tr" {
             self.builder.row();
         }
+        (kind, implicit)
+    }
+
+    /// The element's boilerplate hints from its name and attributes.
+    #[inline(always)]
+    fn hints(&mut self, name: &str, sectioned: bool, attrs: &Attrs<'_>) -> hints::Hints {
+        // HTML-AAM maps `header` to the banner role only outside sectioning
+        // content and `main`; inside, it is an article's own header.
+        let hint_tag = if name == "header" && sectioned {
+            "div"
+        } else {
+            name
+        };
+        hints::hints_cached(
+            hint_tag,
+            attrs.class.as_deref(),
+            attrs.id.as_deref(),
+            attrs.role.as_deref(),
+            attrs.itemprop.as_deref(),
+            &mut self.name_hints,
+        )
+    }
+
+    /// A start tag: what it closes implicitly, then the element it opens.
+    /// `in_foreign`: the element is SVG or MathML.
+    /// `attrs` reads the element's attributes (for an element without
+    /// content only when the outline wants a `<meta>` or `<link>`). Returns
+    /// whether an element was pushed (one without content is not).
+    pub(super) fn start<'a>(
+        &mut self,
+        name: &str,
+        has_content: bool,
+        in_foreign: bool,
+        attrs: impl FnOnce(bool) -> Attrs<'a>,
+    ) -> bool {
+        let (kind, implicit) = self.tag_breaks(name, in_foreign);
         let outlined = self.outline.is_some();
         if !has_content {
             if outlined && matches!(name, "meta" | "link") {
@@ -215,21 +244,7 @@ impl State {
         }
         let sectioned = matches!(name, "article" | "main" | "section")
             || self.stack.last().is_some_and(|o| o.sectioned);
-        // HTML-AAM maps `header` to the banner role only outside sectioning
-        // content and `main`; inside, it is an article's own header.
-        let hint_tag = if name == "header" && sectioned {
-            "div"
-        } else {
-            name
-        };
-        let hints = hints::hints_cached(
-            hint_tag,
-            attrs.class.as_deref(),
-            attrs.id.as_deref(),
-            attrs.role.as_deref(),
-            attrs.itemprop.as_deref(),
-            &mut self.name_hints,
-        );
+        let hints = self.hints(name, sectioned, &attrs);
         let hidden = kind == TagKind::Invisible
             || hints.invisible
             || (attrs.hidden && !streamed_boundary(attrs.id.as_deref()))

@@ -263,9 +263,17 @@ impl TextBuilder {
         }
         let Some(start) = seg_start else { return };
         self.words += words;
+        self.segment(start, words, flags);
+    }
+
+    /// The text pushed since `start` as a segment: the previous one's
+    /// continuation when only the reader's buffering split them (no tag
+    /// between, same block and flags), else a new one. Inlined: it ends
+    /// every text node.
+    #[inline(always)]
+    fn segment(&mut self, start: usize, words: u32, flags: u16) {
         let block = self.blocks.len() as u32;
         let end = self.text.len() as u32;
-        // Text split only by the reader's buffering (no tag between) joins the previous segment.
         if self.pending_tags == 0 && self.pending_links == 0 {
             if let Some(last) = self.segments.last_mut() {
                 if last.block == block && last.flags == flags {

@@ -137,6 +137,16 @@ fn until(b: &[u8], mut at: usize, class: u8) -> usize {
     at
 }
 
+/// Where the tokenizer goes on after `</`.
+enum After {
+    /// At this byte.
+    At(usize),
+    /// Nowhere: EOF inside a tag (the tag and the rest are dropped).
+    Eof,
+    /// The `</` ends the page: it and the pending text are text.
+    Text,
+}
+
 /// What a tag scan found.
 struct TagEnd {
     /// Just past the `>`.
@@ -159,63 +169,16 @@ impl<'a> Tokenizer<'a> {
             }
             let next = self.b.get(lt + 1).copied().unwrap_or(0);
             if next.is_ascii_alphabetic() {
-                let name_end = self.name_end(lt + 1);
-                let Some(tag) = self.attributes(name_end, true) else {
-                    // EOF inside a tag: the tag and the rest are dropped.
-                    self.flush(sink, text, lt);
-                    return true;
+                let Some(at) = self.start_tag(sink, lt, text) else {
+                    return true; // EOF inside a tag: the tag and the rest are dropped
                 };
-                self.flush(sink, text, lt);
-                let name = self.lowered(lt + 1, name_end);
-                let kind = sink.start_tag(&StartTag {
-                    name: if name {
-                        &self.lower
-                    } else {
-                        &self.html[lt + 1..name_end]
-                    },
-                    attrs: &self.attrs,
-                    self_closing: tag.self_closing,
-                });
-                i = tag.end;
+                i = at;
                 text = i;
-                if kind != TextKind::Data {
-                    let raw_end = match kind {
-                        TextKind::PlainText => len,
-                        TextKind::Script => self.script_end(i),
-                        _ => self.raw_end(i, lt + 1, name_end),
-                    };
-                    if raw_end > i {
-                        sink.text(kind, &self.html[i..raw_end]);
-                    }
-                    i = raw_end;
-                    text = i;
-                }
             } else if next == b'/' {
-                let after = lt + 2;
-                let c = self.b.get(after).copied().unwrap_or(0);
-                if c.is_ascii_alphabetic() {
-                    let name_end = self.name_end(after);
-                    let Some(tag) = self.attributes(name_end, false) else {
-                        self.flush(sink, text, lt);
-                        return true;
-                    };
-                    self.flush(sink, text, lt);
-                    let name = self.lowered(after, name_end);
-                    sink.end_tag(if name {
-                        &self.lower
-                    } else {
-                        &self.html[after..name_end]
-                    });
-                    i = tag.end;
-                } else if c == b'>' {
-                    // `</>` is nothing at all.
-                    self.flush(sink, text, lt);
-                    i = after + 1;
-                } else if after >= len {
-                    break; // `</` at the end is text
-                } else {
-                    self.flush(sink, text, lt);
-                    i = self.to_gt(after);
+                match self.end_tag(sink, lt, text) {
+                    After::At(at) => i = at,
+                    After::Eof => return true,
+                    After::Text => break, // `</` at the end is text
                 }
                 text = i;
             } else if next == b'!' {
@@ -235,6 +198,74 @@ impl<'a> Tokenizer<'a> {
         }
         self.flush(sink, text, len);
         true
+    }
+
+    /// A start tag at `lt` (its name from `lt + 1`), the text pending since
+    /// `text` flushed before it; then, for an element whose content is raw
+    /// text (script, style, textarea, plaintext), that text. Where reading
+    /// goes on; None at EOF inside the tag. Inlined: it is the loop's body.
+    #[inline(always)]
+    fn start_tag(&mut self, sink: &mut impl Sink, lt: usize, text: usize) -> Option<usize> {
+        let name_end = self.name_end(lt + 1);
+        let Some(tag) = self.attributes(name_end, true) else {
+            self.flush(sink, text, lt);
+            return None;
+        };
+        self.flush(sink, text, lt);
+        let name = self.lowered(lt + 1, name_end);
+        let kind = sink.start_tag(&StartTag {
+            name: if name {
+                &self.lower
+            } else {
+                &self.html[lt + 1..name_end]
+            },
+            attrs: &self.attrs,
+            self_closing: tag.self_closing,
+        });
+        let i = tag.end;
+        if kind == TextKind::Data {
+            return Some(i);
+        }
+        let raw_end = match kind {
+            TextKind::PlainText => self.b.len(),
+            TextKind::Script => self.script_end(i),
+            _ => self.raw_end(i, lt + 1, name_end),
+        };
+        if raw_end > i {
+            sink.text(kind, &self.html[i..raw_end]);
+        }
+        Some(raw_end)
+    }
+
+    /// What follows `</` at `lt`: an end tag, `</>` (nothing at all), a bogus
+    /// comment up to the next `>`, or the end of the page. Inlined as `start_tag`.
+    #[inline(always)]
+    fn end_tag(&mut self, sink: &mut impl Sink, lt: usize, text: usize) -> After {
+        let after = lt + 2;
+        let c = self.b.get(after).copied().unwrap_or(0);
+        if c.is_ascii_alphabetic() {
+            let name_end = self.name_end(after);
+            let Some(tag) = self.attributes(name_end, false) else {
+                self.flush(sink, text, lt);
+                return After::Eof;
+            };
+            self.flush(sink, text, lt);
+            let name = self.lowered(after, name_end);
+            sink.end_tag(if name {
+                &self.lower
+            } else {
+                &self.html[after..name_end]
+            });
+            After::At(tag.end)
+        } else if c == b'>' {
+            self.flush(sink, text, lt);
+            After::At(after + 1)
+        } else if after >= self.b.len() {
+            After::Text
+        } else {
+            self.flush(sink, text, lt);
+            After::At(self.to_gt(after))
+        }
     }
 
     fn flush(&self, sink: &mut impl Sink, from: usize, to: usize) {
