@@ -1,7 +1,7 @@
 //! Language detection on pages built from real sentences of 75 languages.
 //!
 //! ```sh
-//! cargo run --release -p crawlsieve --example languages -- ../shared/data/langid/sentences
+//! cargo run --release -p crawlsieve-bench --example languages -- ../shared/data/langid/sentences
 //! ```
 //!
 //! Pages of about 250 B, 1 KB and 4 KB are built from consecutive sentences

@@ -9,7 +9,7 @@
 //!   three likeliest labels there (`top`) — what `bench/build_fasttext.py`
 //!   takes each code's floor and the outsiders from.
 //!
-//! `cargo run --release -p crawlsieve --example lid176 < lines.txt`
+//! `cargo run --release -p crawlsieve-bench --example lid176 < lines.txt`
 
 use crawlsieve_core::analyse::text::prefix;
 use crawlsieve_core::language::{self, fasttext::Model, Thresholds};

@@ -3,7 +3,7 @@
 //! the novelty check, and how the page reads under that code's profile.
 //!
 //! ```sh
-//! cargo run --release -p crawlsieve --example profile_costs < pages.jsonl
+//! cargo run --release -p crawlsieve-bench --example profile_costs < pages.jsonl
 //! ```
 //!
 //! Prints one JSON object a line: `code` (null when unknown), `cost` (nats
