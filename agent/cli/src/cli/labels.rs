@@ -257,7 +257,7 @@ fn inspect(
         "{}",
         serde_json::to_string_pretty(&parsed.header)?
     )?;
-    if let Some(table) = parsed.items()? {
+    if let Some(table) = crawlsieve_core::labels::items::ItemTable::of(&parsed)? {
         items::describe(&table, &mut std::io::stdout().lock())?;
     }
     match public_key_file {

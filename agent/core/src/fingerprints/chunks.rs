@@ -234,6 +234,20 @@ pub fn chunk_with<'a>(
     }
 }
 
+/// A sampled shingle as a chunk-hash-sized record (the counts the agent
+/// makes for blind discovery and the keys of count files): its 8 bytes, then
+/// 12 bytes of 0xFF, which a chunk's SHA-1 ends in with probability 2⁻⁹⁶.
+pub fn shingle_record(shingle: u64) -> Hash {
+    let mut h = [0xFF; 20];
+    h[..8].copy_from_slice(&shingle.to_be_bytes());
+    h
+}
+
+/// Whether a count-file record hash is a shingle's.
+pub fn is_shingle_record(hash: &Hash) -> bool {
+    hash[8..] == [0xFF; 12]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -357,24 +357,26 @@ mod tests {
         let v1 = file::encode_with_items(
             &file::Header::new("q", 1, 0, 0),
             &empty,
-            Some((&t1, 8)),
+            Some(&t1.section(8)),
             &key,
         );
         let v2 = file::encode_with_items(
             &file::Header::new("q", 2, 0, 0),
             &empty,
-            Some((&t2, 8)),
+            Some(&t2.section(8)),
             &key,
         );
         let (f1, f2) = (SetFile::parse(&v1).unwrap(), SetFile::parse(&v2).unwrap());
         assert_eq!(f2.header.format, 5);
-        assert_eq!(f2.items().unwrap().unwrap(), t2);
+        assert_eq!(ItemTable::of(&f2).unwrap().unwrap(), t2);
         let (out, _) = apply(&f1, &diff(&f1, &f2)).unwrap();
         assert_eq!(out, v2);
         let opened = SetFile::open(&out, &key.verifying_key()).unwrap();
-        assert_eq!(opened.items().unwrap().unwrap().items.len(), 3);
+        assert_eq!(ItemTable::of(&opened).unwrap().unwrap().items.len(), 3);
         // A set without items stays in its older format, with no item section.
         let plain = file::encode(&file::Header::new("p", 1, 0, 0), &empty, &key);
-        assert!(SetFile::parse(&plain).unwrap().items().unwrap().is_none());
+        assert!(ItemTable::of(&SetFile::parse(&plain).unwrap())
+            .unwrap()
+            .is_none());
     }
 }

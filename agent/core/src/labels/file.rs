@@ -33,7 +33,7 @@
 //! -- all --
 //! keys         entries × u64, strictly ascending
 //! simhashes    simhashes × u64, strictly ascending (format 2)
-//! item section item_bytes (format 5; `items::ItemTable`)
+//! item section item_bytes (format 5; `items::ItemTable`, carried as bytes here)
 //! signature    64 bytes: ed25519 over every byte above
 //! ```
 //! All integers little-endian. The keys are chunk keys, sampled shingle
@@ -442,20 +442,29 @@ pub fn encode(header: &Header, contents: &Contents, key: &SigningKey) -> Vec<u8>
     encode_with_items(header, contents, None, key)
 }
 
+/// An item section as a file holds it (`items::ItemTable::section` makes
+/// one): the file format carries it without reading it.
+pub struct ItemSection {
+    pub bytes: Vec<u8>,
+    /// Items in it.
+    pub items: u64,
+    /// Words a gram.
+    pub gram_words: u8,
+}
+
 /// `encode`, for a set that may hold items (an item set is format 5).
 pub fn encode_with_items(
     header: &Header,
     contents: &Contents,
-    items: Option<(&super::items::ItemTable, usize)>,
+    items: Option<&ItemSection>,
     key: &SigningKey,
 ) -> Vec<u8> {
     let mut header = header.clone();
-    let mut section = Vec::new();
-    if let Some((table, n)) = items {
-        table.encode(&mut section);
+    let section: &[u8] = items.map_or(&[], |s| &s.bytes);
+    if let Some(s) = items {
         header.item_version = crate::fingerprints::wordgrams::GRAM_VERSION;
-        header.item_n = n as u8;
-        header.items = table.items.len() as u64;
+        header.item_n = s.gram_words;
+        header.items = s.items;
     } else {
         header.item_version = 0;
         header.item_n = 0;
@@ -488,7 +497,7 @@ pub fn encode_with_items(
     let mut out = header.encode();
     push_u64s(&mut out, &contents.keys);
     push_u64s(&mut out, &contents.simhashes);
-    out.extend_from_slice(&section);
+    out.extend_from_slice(section);
     let signature = key.sign(&out);
     out.extend_from_slice(&signature.to_bytes());
     out
@@ -622,20 +631,6 @@ impl<'a> SetFile<'a> {
     /// The item section's bytes (empty for a set without items).
     pub fn item_bytes(&self) -> &'a [u8] {
         self.items
-    }
-
-    /// The items (`None` for a set without items).
-    pub fn items(&self) -> Result<Option<super::items::ItemTable>, FileError> {
-        if !self.header.has_items() {
-            return Ok(None);
-        }
-        let table = super::items::ItemTable::decode(self.items)?;
-        if table.items.len() as u64 != self.header.items {
-            return Err(FileError::Items(
-                "the header's item count differs from the section's",
-            ));
-        }
-        Ok(Some(table))
     }
 
     pub fn signature(&self) -> [u8; 64] {

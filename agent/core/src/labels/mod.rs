@@ -116,8 +116,7 @@ impl LabeledSet {
             simhashes: SimhashIndex::new(&file.simhashes().collect::<Vec<_>>()),
             origins: origin::Origins::new(&file.header.origins).map_err(anyhow::Error::msg)?,
             immutables: file.header.immutable_version != 0,
-            items: file
-                .items()?
+            items: items::ItemTable::of(file)?
                 .map(|t| items::ItemIndex::new(t, file.header.item_n as usize)),
         })
     }

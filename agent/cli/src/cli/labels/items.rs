@@ -154,7 +154,7 @@ pub fn build_items(a: &super::BuildArgs, format: read::Format) -> anyhow::Result
     let bytes = file::encode_with_items(
         &header,
         &Default::default(),
-        Some((&table, a.item.gram_words as usize)),
+        Some(&table.section(a.item.gram_words as usize)),
         &key,
     );
     std::fs::write(&a.output, &bytes)

@@ -40,7 +40,7 @@ pub const MAGIC: &[u8; 8] = b"CSCOUNTS";
 const FORMAT: u16 = 1;
 pub(crate) const HEADER_LEN: usize = 8 + 2 + 1 + 4;
 
-pub use crate::fingerprints::shingles::{is_shingle_record, shingle_record};
+pub use crate::fingerprints::chunks::{is_shingle_record, shingle_record};
 
 /// One chunk's figures in a count file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

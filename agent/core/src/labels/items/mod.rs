@@ -26,7 +26,7 @@
 pub mod build;
 pub mod read;
 
-use super::file::{FileError, Reader};
+use super::file::{FileError, ItemSection, Reader, SetFile};
 
 /// Most items a set holds (item numbers are `u32`; this bounds a hostile file).
 pub const MAX_ITEMS: usize = 50_000_000;
@@ -68,6 +68,31 @@ pub struct ItemTable {
 }
 
 impl ItemTable {
+    /// The table as a set file's item section, its grams of `gram_words` words.
+    pub fn section(&self, gram_words: usize) -> ItemSection {
+        let mut bytes = Vec::new();
+        self.encode(&mut bytes);
+        ItemSection {
+            bytes,
+            items: self.items.len() as u64,
+            gram_words: gram_words as u8,
+        }
+    }
+
+    /// The items of `file` (`None` for a set without items).
+    pub fn of(file: &SetFile<'_>) -> Result<Option<ItemTable>, FileError> {
+        if !file.header.has_items() {
+            return Ok(None);
+        }
+        let table = ItemTable::decode(file.item_bytes())?;
+        if table.items.len() as u64 != file.header.items {
+            return Err(FileError::Items(
+                "the header's item count differs from the section's",
+            ));
+        }
+        Ok(Some(table))
+    }
+
     /// The section's bytes.
     pub fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&(self.tasks.len() as u32).to_le_bytes());
