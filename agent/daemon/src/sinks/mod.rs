@@ -15,7 +15,7 @@ pub mod spool;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use spool::{Spool, SpoolSettings, SyncPolicy};
+use spool::{Spool, SpoolSettings, Spooled, SyncPolicy};
 use std::sync::Arc;
 
 /// A destination for the agent's messages (verdicts and site flags).
@@ -33,15 +33,23 @@ pub trait Sink: Send + Sync {
         payload: &'a [u8],
     ) -> BoxFuture<'a, anyhow::Result<()>>;
 
-    /// True when the sink could not take another message of `bytes`: the
-    /// agent then takes no pages (back-pressure instead of a refusal later).
-    fn would_overflow(&self, _bytes: u64) -> bool {
-        false
+    /// The sink's publish-or-spool delivery, for a broker sink; None for one
+    /// that writes directly.
+    fn spooled(&self) -> Option<&Spooled> {
+        None
+    }
+
+    /// True when the sink could not take another message of `bytes` (its
+    /// spool is full): the agent then takes no pages (back-pressure instead
+    /// of a refusal later).
+    fn would_overflow(&self, bytes: u64) -> bool {
+        self.spooled()
+            .is_some_and(|d| d.spool.would_overflow(bytes))
     }
 
     /// What `/metrics` shows of a sink with a spool; None for one without.
     fn health(&self) -> Option<Health<'_>> {
-        None
+        self.spooled().map(Spooled::health)
     }
 
     /// End of the run: what the sink holds reaches the disk.

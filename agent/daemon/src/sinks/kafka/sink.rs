@@ -7,7 +7,7 @@
 //! is in the message (header `id` and the JSON) for consumers to drop it.
 
 use crate::sinks::spool::{fields, Spool, Spooled};
-use crate::sinks::{Health, Sink};
+use crate::sinks::Sink;
 use futures::future::BoxFuture;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -128,12 +128,8 @@ impl Sink for KafkaSink {
         Box::pin(KafkaSink::send(self, key, id, payload))
     }
 
-    fn would_overflow(&self, bytes: u64) -> bool {
-        self.delivery.spool.would_overflow(bytes)
-    }
-
-    fn health(&self) -> Option<Health<'_>> {
-        Some(self.delivery.health())
+    fn spooled(&self) -> Option<&Spooled> {
+        Some(&self.delivery)
     }
 }
 

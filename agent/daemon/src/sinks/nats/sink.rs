@@ -136,10 +136,11 @@ impl Sink for NatsSink {
         Box::pin(NatsSink::send(self, id, payload))
     }
 
-    fn would_overflow(&self, bytes: u64) -> bool {
-        self.delivery.spool.would_overflow(bytes)
+    fn spooled(&self) -> Option<&Spooled> {
+        Some(&self.delivery)
     }
 
+    /// As every spooling sink's, with the messages the stream recognised as duplicates.
     fn health(&self) -> Option<Health<'_>> {
         Some(Health {
             duplicates: Some(self.duplicates.load(std::sync::atomic::Ordering::Relaxed)),
