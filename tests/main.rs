@@ -14,6 +14,7 @@ mod bad_input;
 mod blind;
 mod copies;
 mod crash;
+mod dedup;
 mod discoverers;
 mod edges;
 mod extract;

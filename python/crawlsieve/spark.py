@@ -77,6 +77,7 @@ VERDICT_DDL = ", ".join(
         "content string",
         "style_fp string",
         "revisit_of struct<record_id: string, url: string, date: string, payload_digest: string, profile: string>",
+        "duplicate_of struct<id: string, url: string, similarity: double, exact: boolean, previous: string>",
         "elapsed_us bigint",
         "error string",
     ]

@@ -16,7 +16,7 @@
 //! content, the page's metadata) → `filters` → `language` → `fingerprints`
 //! (chunks, stop chunks, shingles, SimHash) → `copies` (the fingerprints
 //! against `labels`, the labeled sets) → `verdict` → `neighborhoods` (sites
-//! judged by their pages) → `output` (where verdicts go, and the readers of
+//! judged by their pages) → `dedup` (content seen before) → `output` (where verdicts go, and the readers of
 //! verdict streams). `pipeline` judges one page through them; `scan` runs it
 //! over files on threads. The crawl-level analyses read many pages at once:
 //! `styles`, `quilts`, `discovery` (counting chunks for blind sets), `corpus`
@@ -30,6 +30,7 @@
 pub mod analyse;
 pub mod copies;
 pub mod crawl;
+pub mod dedup;
 pub mod durable;
 pub mod extract;
 pub mod filters;

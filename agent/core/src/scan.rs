@@ -47,6 +47,7 @@ pub fn run(
             .read_verdicts(path)
             .map_err(|e| anyhow::anyhow!("input.revisit_verdicts: {e}"))?;
     }
+    let mut seen = crate::dedup::Seen::open(&pipeline.settings().dedup)?;
     let reader = read(sources, page_tx, pipeline.labels().clone())?;
     let handles = (0..workers)
         .map(|i| judge(i, &pipeline, page_rx.clone(), verdict_tx.clone()))
@@ -56,8 +57,11 @@ pub fn run(
     let (mut summary, sink_error) = write(
         &verdict_rx,
         sink,
-        tracker.as_deref_mut(),
-        &mut captures,
+        Stages {
+            tracker: tracker.as_deref_mut(),
+            captures: &mut captures,
+            seen: seen.as_mut(),
+        },
         progress,
     );
     // On a sink error, dropping the receiver stops the workers, then the reader.
@@ -77,6 +81,11 @@ pub fn run(
         }
     }
     sink.flush()?;
+    if let Some(seen) = &mut seen {
+        seen.flush()
+            .map_err(|e| e.context("writing the index of pages seen"))?;
+        summary.dedup = Some(seen.stats);
+    }
     summary.pages_in = pages_in;
     summary.add_source(stats);
     summary.finish(started.elapsed());
@@ -144,15 +153,26 @@ fn judge(
         })
 }
 
+/// What a verdict passes through, in input order, before it is written.
+struct Stages<'a> {
+    tracker: Option<&'a mut Tracker>,
+    captures: &'a mut crate::revisits::Captures,
+    seen: Option<&'a mut crate::dedup::Seen>,
+}
+
 /// Writes the verdicts in input order (holding those that come early), with
 /// the site flags each one raises; stops at the first sink error.
 fn write(
     verdict_rx: &Receiver<(u64, Verdict)>,
     sink: &mut dyn Sink,
-    mut tracker: Option<&mut Tracker>,
-    captures: &mut crate::revisits::Captures,
+    stages: Stages<'_>,
     progress: &mut Progress<'_>,
 ) -> (Summary, Option<anyhow::Error>) {
+    let Stages {
+        mut tracker,
+        captures,
+        mut seen,
+    } = stages;
     let mut summary = Summary::default();
     let mut next = 0u64;
     let mut waiting: BTreeMap<u64, Verdict> = BTreeMap::new();
@@ -164,6 +184,9 @@ fn write(
                 captures.resolve(&mut v);
             } else {
                 captures.remember(&v);
+            }
+            if let Some(seen) = seen.as_deref_mut() {
+                seen.check(&mut v);
             }
             summary.count(&v);
             let sent = sink.send(&v).and_then(|_| match tracker.as_deref_mut() {

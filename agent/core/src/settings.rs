@@ -130,6 +130,7 @@ pub struct Settings {
     pub stopchunks: StopChunkSettings,
     pub labels: LabelSettings,
     pub neighborhoods: NeighborhoodSettings,
+    pub dedup: crate::dedup::DedupSettings,
     #[serde(default)]
     pub output: OutputSettings,
     /// The `[agent]` section belongs to the long-running agent, which reads
@@ -164,6 +165,7 @@ impl Settings {
             |crate::settings_keys::KeyError(message)| {
                 let message = explain_enum::<ScorerKind>(message, "ScorerKind");
                 let message = explain_enum::<UnknownLanguage>(message, "UnknownLanguage");
+                let message = explain_enum::<crate::dedup::Action>(message, "Action");
                 anyhow::anyhow!("configuration: {message}")
             },
         )?;
@@ -244,6 +246,7 @@ impl Settings {
         self.extract.validate()?;
         self.stopchunks.validate()?;
         self.labels.validate()?;
+        self.dedup.validate()?;
         self.neighborhoods.validate()
     }
 

@@ -27,6 +27,9 @@ pub struct Summary {
     pub seconds: f64,
     /// Sum of per-page pipeline time, for per-core throughput.
     pub cpu_seconds: f64,
+    /// What the index of pages seen did (`dedup.check`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<crate::dedup::SeenStats>,
 }
 
 impl Summary {
@@ -133,6 +136,19 @@ impl fmt::Display for Summary {
                 .map(|(k, n)| format!("{k} {n}"))
                 .collect();
             writeln!(f, "skipped records: {}", list.join(", "))?;
+        }
+        if let Some(d) = &self.dedup {
+            writeln!(
+                f,
+                "seen before: {} of {} pages looked up ({} exact, {} near; {} in earlier crawls); {} not indexed (index full), {} not looked up (index failed)",
+                d.exact + d.near,
+                d.checked,
+                d.exact,
+                d.near,
+                d.previous,
+                d.unindexed,
+                d.unchecked
+            )?;
         }
         for failure in &self.failures {
             writeln!(f, "input problem: {failure}")?;

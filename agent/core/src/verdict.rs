@@ -68,6 +68,11 @@ pub enum Reason {
     /// A revisit record whose capture's verdict is not known (not in this
     /// run, nor in the verdict files given): an `error`, naming the capture.
     RevisitUnresolved,
+    /// The page's content was seen before (`duplicate_of` names the first
+    /// page with it): a note, or the drop reason with `dedup.action = "drop"`.
+    Duplicate,
+    /// The index of pages seen failed: the page was not looked up.
+    DuplicateUnchecked,
     // Errors.
     BrokenInput,
     BinaryBody,
@@ -99,6 +104,8 @@ impl Reason {
             Reason::SpunUnchecked => "spun_unchecked",
             Reason::Revisit => "revisit",
             Reason::RevisitUnresolved => "revisit_unresolved",
+            Reason::Duplicate => "duplicate",
+            Reason::DuplicateUnchecked => "duplicate_unchecked",
             Reason::BrokenInput => "broken_input",
             Reason::BinaryBody => "binary_body",
             Reason::ParseError => "parse_error",
@@ -239,6 +246,9 @@ pub struct Verdict {
     /// `revisit`), or an error when it is not known (`revisit_unresolved`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revisit_of: Option<crate::input::page::RevisitOf>,
+    /// The first page seen with this content (`dedup`; reason `duplicate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<DuplicateOf>,
     /// Time spent judging the page, µs.
     pub elapsed_us: u64,
     pub error: Option<String>,
@@ -246,6 +256,25 @@ pub struct Verdict {
     /// that counts what it judges (`[agent.counts]`); never written out.
     #[serde(skip)]
     pub counted: Vec<crate::fingerprints::chunks::Hash>,
+    /// The content's MinHash signature, for the index of pages seen
+    /// (`dedup`), which takes it; never written out.
+    #[serde(skip)]
+    pub minhash: Option<Vec<u32>>,
+}
+
+/// The first page seen with a page's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DuplicateOf {
+    pub id: String,
+    pub url: String,
+    /// 1 for the same content; else the estimated Jaccard similarity of
+    /// the two pages' shingles.
+    pub similarity: f64,
+    /// The same normalised content (its SHA-1), not only similar.
+    pub exact: bool,
+    /// The earlier crawl's index it was found in; absent: this crawl's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
 }
 
 /// An item a page contains: which set, task and item, and how much of it.
@@ -307,8 +336,10 @@ impl Verdict {
             content_sha1: None,
             content: None,
             counted: Vec::new(),
+            minhash: None,
             style_fp: None,
             revisit_of: None,
+            duplicate_of: None,
             elapsed_us: 0,
             error: None,
         }

@@ -42,6 +42,18 @@ pub struct ScanArgs {
     /// crawl's revisit records repeat (adds to `input.revisit_verdicts`).
     #[arg(long, value_name = "VERDICTS.jsonl")]
     revisit_verdicts: Vec<PathBuf>,
+    /// Look every page up among the pages seen before (`dedup.check`): a
+    /// duplicate's verdict names the first page with its content.
+    #[arg(long)]
+    dedup: bool,
+    /// The index of pages seen, kept in this file so that a restarted or
+    /// next crawl deduplicates against this one (`dedup.index`; implies --dedup).
+    #[arg(long, value_name = "INDEX.redb")]
+    dedup_index: Option<PathBuf>,
+    /// An earlier crawl's index, opened read-only: its pages count as seen
+    /// (repeatable; adds to `dedup.previous`; implies --dedup).
+    #[arg(long, value_name = "INDEX.redb")]
+    dedup_previous: Vec<PathBuf>,
     /// Write the run's summary as JSON to this file.
     #[arg(long)]
     summary_json: Option<PathBuf>,
@@ -72,6 +84,12 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
         .input
         .revisit_verdicts
         .extend(args.revisit_verdicts.iter().cloned());
+    let dedup = &mut settings.dedup;
+    if let Some(path) = &args.dedup_index {
+        dedup.index = Some(path.clone());
+    }
+    dedup.previous.extend(args.dedup_previous.iter().cloned());
+    dedup.check |= args.dedup || args.dedup_index.is_some() || !args.dedup_previous.is_empty();
     let limits = Limits::new(&settings.input);
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();

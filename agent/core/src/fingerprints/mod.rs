@@ -6,6 +6,8 @@
 //! - `shingles`: sampled word k-grams, and the page's SimHash from them;
 //! - `immutables`: the words no spinner can change, in order, as sampled
 //!   k-grams (spun copies);
+//! - `minhash`: MinHash signatures of the shingles, their LSH band keys
+//!   and one-byte sketches (duplicates seen before, `seen`);
 //! - `simhash`: SimHashes in banded tables, where every fingerprint within
 //!   a few bits is found (near duplicates);
 //! - `wordgrams`: every word n-gram of running text, across line breaks
@@ -15,6 +17,7 @@
 
 pub mod chunks;
 pub mod immutables;
+pub mod minhash;
 pub mod shingles;
 pub mod simhash;
 pub mod stopchunks;

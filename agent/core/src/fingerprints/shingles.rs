@@ -118,6 +118,8 @@ pub struct Shingler {
     keep_words: bool,
     sampled: Vec<u64>,
     ones: Ones,
+    /// The page's MinHash, when duplicates are looked for (`seen`).
+    minhash: Option<super::minhash::MinHasher>,
 }
 
 impl Default for Shingler {
@@ -138,6 +140,7 @@ impl Shingler {
             keep_words: true,
             sampled: Vec::new(),
             ones: Ones::default(),
+            minhash: None,
         }
     }
 
@@ -161,6 +164,9 @@ impl Shingler {
         for at in (0..=self.words.len() - width).step_by(8) {
             let h = xxh3_64(&self.words[at..at + width]);
             self.ones.add(h);
+            if let Some(m) = &mut self.minhash {
+                m.add(h);
+            }
             if h % self.sample == 0 {
                 self.sampled.push(h);
             }
@@ -175,6 +181,18 @@ impl Shingler {
         sampled.dedup();
         let simhash = std::mem::take(&mut self.ones).simhash();
         (sampled, simhash)
+    }
+
+    /// Makes the page's MinHash of `hashes` values from every shingle too
+    /// (`take_minhash`); `None`: none is made.
+    pub fn minhash(&mut self, hashes: Option<usize>) {
+        self.minhash = hashes.map(super::minhash::MinHasher::new);
+    }
+
+    /// The MinHash signature of the shingles added since the last call
+    /// (`None` without shingles, or when none is made). Resets it.
+    pub fn take_minhash(&mut self) -> Option<Vec<u32>> {
+        self.minhash.as_mut().and_then(|m| m.finish())
     }
 
     /// Whether the page's word hashes are kept (`take_words`): a page judged

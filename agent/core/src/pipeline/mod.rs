@@ -401,11 +401,16 @@ impl Pipeline {
         let carry = labels.carry_immutables();
         let mut shingler = Shingler::default();
         shingler.keep_words(carry);
+        // A dropped page is neither looked up nor added among pages seen.
+        if v.verdict != Kind::Drop {
+            shingler.minhash(self.settings.dedup.hashes());
+        }
         let chunks = chunks::chunk_with(
             content.paragraphs(analysis),
             |h| self.stop.contains(h),
             &mut shingler,
         );
+        v.minhash = shingler.take_minhash();
         if self.count {
             let min_chars = self.settings.chunks.min_chars;
             v.counted = chunks

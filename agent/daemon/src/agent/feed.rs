@@ -57,9 +57,10 @@ pub async fn judge_and_deliver(
     };
     agent.metrics.pages_in.inc();
     let started = std::time::Instant::now();
-    let verdict = rx
+    let mut verdict = rx
         .await
         .expect("pipeline workers run for the process's lifetime");
+    agent.look_up(&mut verdict);
     let mut pause = Duration::from_millis(100);
     while let Err(e) = agent.deliver(&verdict, place, trusted).await {
         tracing::warn!(error = %e, id = %verdict.id, "verdict not accepted; retrying");

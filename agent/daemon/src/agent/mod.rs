@@ -52,9 +52,20 @@ pub struct Agent {
     /// The sources whose pages count in neighborhoods and counts
     /// (`agent.trusted_sources`, resolved).
     pub trusted: Vec<config::SourceKind>,
+    /// The index of pages seen (`[dedup]`), when pages are looked up.
+    /// Held for one page's look-up, never across an await.
+    pub seen: Option<std::sync::Mutex<crawlsieve_core::dedup::Seen>>,
 }
 
 impl Agent {
+    /// Looks the page up among the pages seen (when `dedup.check`): the
+    /// first to get here of two agents' threads keeps.
+    pub fn look_up(&self, v: &mut Verdict) {
+        if let Some(seen) = &self.seen {
+            seen.lock().unwrap_or_else(|p| p.into_inner()).check(v);
+        }
+    }
+
     /// True when some spool cannot take another message: take no pages.
     pub fn spool_full(&self) -> bool {
         self.sinks.iter().any(|s| s.would_overflow(64 * 1024))
@@ -204,6 +215,10 @@ impl Agent {
         }
         for sink in &self.sinks {
             sink.flush()?;
+        }
+        if let Some(seen) = &self.seen {
+            let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+            seen.flush()?;
         }
         if let Some(c) = &self.counts {
             c.finish(Duration::from_secs(5)).await;

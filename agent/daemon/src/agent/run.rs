@@ -45,6 +45,8 @@ pub async fn run(
              (agent.ingest_token_file) or list it in agent.trusted_sources"
         );
     }
+    let seen =
+        crawlsieve_core::dedup::Seen::open(&pipeline.settings().dedup)?.map(std::sync::Mutex::new);
     let agent = Arc::new(Agent {
         pool: pool::Pool::new(pipeline.clone(), workers, agent_settings.queue)?,
         sinks,
@@ -54,6 +56,7 @@ pub async fn run(
         max_page_bytes,
         counts,
         trusted,
+        seen,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut queue_sources = queue_sources(&agent, &agent_settings, &stop_rx)?;

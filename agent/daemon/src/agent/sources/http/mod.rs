@@ -159,10 +159,11 @@ async fn pages(State(agent): State<Arc<Agent>>, headers: HeaderMap, body: Bytes)
         return refuse(&agent, "queue_full", 1);
     };
     agent.metrics.pages_in.inc();
-    let verdict = match reply.await {
+    let mut verdict = match reply.await {
         Ok(v) => v,
         Err(_) => return refuse(&agent, "worker_stopped", 1),
     };
+    agent.look_up(&mut verdict);
     if let Err(e) = agent
         .deliver(&verdict, None, agent.trusts(SourceKind::Http))
         .await
