@@ -21,7 +21,8 @@ target/dedup-venv/bin/pip install datatrove regex xxhash tokenizers orjson spacy
 
     bench/dedup.py [--corpus wcxb|trafilatura] [--pages 600] [--seed 1] [--datatrove] [--speed]
 """
-import argparse, html, json, random, re, subprocess, sys, tempfile, time
+import argparse
+import os, html, json, random, re, subprocess, sys, tempfile, time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -212,6 +213,46 @@ run([read(), MinhashDedupFilter(input_folder=str(tmp / "clusters"), load_cluster
     return named, took
 
 
+def two_scans_sharing(a, path, tmp, pages, truth, sets):
+    """The crawl dealt alternately to two scans run at once on one shared index: as two agents of a crawl."""
+    halves = [Path(tmp) / f"half-{i}.jsonl" for i in (0, 1)]
+    for i, h in enumerate(halves):
+        h.write_text("".join(json.dumps(p) + "\n" for p in pages[i::2]))
+    namespace = f"bench-{os.getpid()}-{time.time_ns()}"
+    flags = ["--dedup-shared", a.shared, "--set", f"dedup.namespace={namespace}", *sets]
+    started = time.perf_counter()
+    procs = [subprocess.Popen([str(BIN), "scan", "-q", "-j", "1", "--content", *flags, "-o", f"{h}.out", str(h)])
+             for h in halves]
+    assert all(p.wait() == 0 for p in procs)
+    took = time.perf_counter() - started
+    by_url = {}
+    for h in halves:
+        for l in Path(f"{h}.out").read_text().splitlines():
+            if l.startswith("{"):
+                v = json.loads(l)
+                by_url[v["url"]] = v
+    kept = [by_url[p["url"]] for p in pages if by_url.get(p["url"], {}).get("verdict") in ("keep", "flag")]
+    text = {v["url"]: v.get("content") or "" for v in kept}
+    named = {v["url"]: v["duplicate_of"]["url"] for v in kept if v.get("duplicate_of")}
+    firsts = {v["url"] for v in kept if not v.get("duplicate_of")}
+    dangling = sum(1 for u in named.values() if u not in firsts)
+    # Which page of a content came first is the agents' race, not the file's order: the page kept
+    # first is scored as its content's first.
+    start = {}
+    for i, v in enumerate(kept):
+        start.setdefault(truth[v["url"]][0], i)
+    kept.sort(key=lambda v: (start[truth[v["url"]][0]], v["url"] not in firsts))
+    twice = len(firsts) - len({truth[u][0] for u in firsts})
+    score("two scans at once, one Redis index", kept, truth, named, text)
+    print(f"two scans sharing: {took:.2f} s wall; {len(firsts)} pages kept first, "
+          f"{dangling} duplicates naming a page not kept first, {twice} contents kept first twice or more")
+    _, local = scan(path, tmp, "--dedup", *sets)
+    _, shared = scan(path, tmp, "--dedup-shared", a.shared, "--set", f"dedup.namespace={namespace}-one", *sets)
+    n = len(kept) or 1
+    print(f"one scan -j 1: index in memory {local:.2f} s, shared in Redis {shared:.2f} s: "
+          f"{(shared - local) / n * 1000:.3f} ms more a page looked up ({n} pages)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", choices=CORPORA, default="wcxb")
@@ -220,6 +261,8 @@ def main():
     ap.add_argument("--datatrove", action="store_true")
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--set", action="append", default=[], help="a configuration override for the dedup scan")
+    ap.add_argument("--shared", metavar="REDIS_URL",
+                    help="also: the crawl split over two scans at once sharing this Redis index, and its cost")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     pages, truth = crawl(a, rng)
@@ -241,6 +284,8 @@ def main():
             dt_named, dt_took = datatrove(kept, tmp)
             score("datatrove MinHash (5-grams, 14 × 8)", kept, truth, dt_named, text)
             print(f"datatrove on the extracted text alone: {dt_took:.1f} s; crawlsieve's scan (extraction included, 1 thread): {took:.1f} s")
+        if a.shared:
+            two_scans_sharing(a, path, tmp, pages, truth, sets)
         if a.speed:
             on, off = [], []
             for _ in range(3):

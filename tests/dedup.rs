@@ -234,7 +234,38 @@ fn dedup_mistakes_stop_the_start_with_the_key() {
         &["--dedup-previous", missing.to_str().unwrap()],
         "dedup.previous",
     );
+    fails(&["--dedup-shared", "http://localhost/"], "dedup.shared");
+    let out = run(bin()
+        .args(["scan", "--dedup-shared", "redis://:hunter2@127.0.0.1:1/0"])
+        .arg(&page));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("dedup.shared"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("hunter2"),
+        "the password was shown: {stderr}"
+    );
+    fails(
+        &[
+            "--dedup-shared",
+            "redis://127.0.0.1:1/0",
+            "--set",
+            "dedup.namespace={a}",
+        ],
+        "dedup.namespace",
+    );
     let index = dir.path().join("i.redb");
+    fails(
+        &[
+            "--dedup-shared",
+            "redis://127.0.0.1:1/0",
+            "--dedup-index",
+            index.to_str().unwrap(),
+        ],
+        "dedup.shared",
+    );
     let ok = run(bin()
         .args(["scan", "-q", "--dedup-index", index.to_str().unwrap()])
         .arg(&page));
@@ -253,7 +284,7 @@ fn dedup_mistakes_stop_the_start_with_the_key() {
 /// The agent looks its pages up too, and its index outlives a restart.
 #[test]
 fn the_agent_names_a_copy_it_saw_before_and_after_a_restart() {
-    use crate::daemon::{config, http, real_pages, Agent};
+    use crate::daemon::{config, judge, real_pages, Agent};
     let dir = tempfile::tempdir().unwrap();
     let path = config(dir.path(), None, "");
     let mut text = std::fs::read_to_string(&path).unwrap();
@@ -261,16 +292,7 @@ fn the_agent_names_a_copy_it_saw_before_and_after_a_restart() {
     text.push_str(&format!("[dedup]\ncheck = true\nindex = {index:?}\n"));
     std::fs::write(&path, text).unwrap();
     let page = real_pages(3).into_iter().max_by_key(|p| p.len()).unwrap();
-    let post = |agent: &Agent, url: &str| -> Value {
-        let headers = [
-            ("X-Crawlsieve-Url", url),
-            ("Content-Type", "text/html; charset=utf-8"),
-        ];
-        let (status, body) =
-            http(&agent.addr, "POST", "/v1/pages", &headers, page.as_bytes()).unwrap();
-        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
-        serde_json::from_slice(&body).unwrap()
-    };
+    let post = |agent: &Agent, url: &str| judge(agent, url, &page);
     let mut agent = Agent::start(&path);
     let first = post(&agent, "http://first.example/");
     assert!(kept(&first), "{first}");
@@ -288,4 +310,190 @@ fn the_agent_names_a_copy_it_saw_before_and_after_a_restart() {
         "{later}"
     );
     assert!(agent.terminate().success());
+}
+
+/// Pages `pages[i]` at `http://{host}-{i}.example/`, in `order`, as a JSONL crawl.
+fn write_crawl(path: &Path, pages: &[String], host: &str, order: &[usize]) {
+    let text: String = order
+        .iter()
+        .map(|&i| {
+            let url = format!("http://{host}-{i}.example/");
+            format!("{}\n", json!({"url": url, "html": pages[i]}))
+        })
+        .collect();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Two scans of one crawl at once, sharing an index in a real Redis: the
+/// same 30 pages in opposite orders, and an edited copy of each, so that
+/// each content meets both at about the same time. Each content is kept
+/// once, whichever scan saw it first, and every duplicate names a page kept.
+#[test]
+fn two_scans_sharing_an_index_keep_each_content_once_whichever_sees_it_first() {
+    use crate::daemon::Redis;
+    let Some(data) = shared_data() else {
+        eprintln!("SKIP: no ../shared/data");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pages = wcxb_pages(&data, 30, 8_000..200_000);
+    let forward: Vec<usize> = (0..30).collect();
+    let backward: Vec<usize> = (0..30).rev().collect();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    write_crawl(&a, &pages, "a", &forward);
+    let edited_pages: Vec<String> = pages.iter().map(|p| edited(p)).collect();
+    write_crawl(&b, &pages, "b", &backward);
+    let mut text = std::fs::read_to_string(&b).unwrap();
+    write_crawl(&b, &edited_pages, "e", &forward);
+    text.push_str(&std::fs::read_to_string(&b).unwrap());
+    std::fs::write(&b, text).unwrap();
+
+    let redis = Redis::start();
+    let url = redis.url();
+    let spawn = |input: &Path| {
+        bin()
+            .args(["scan", "-q", "-j", "1", "--dedup-shared", &url])
+            .arg(input)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (pa, pb) = (spawn(&a), spawn(&b));
+    let (va, vb) = (
+        common::verdicts(&pa.wait_with_output().unwrap()),
+        common::verdicts(&pb.wait_with_output().unwrap()),
+    );
+    assert_eq!((va.len(), vb.len()), (30, 60));
+    let all: Vec<&Value> = va.iter().chain(&vb).filter(|v| kept(v)).collect();
+    let firsts: std::collections::HashSet<&str> = all
+        .iter()
+        .filter(|v| v["duplicate_of"].is_null())
+        .map(|v| v["url"].as_str().unwrap())
+        .collect();
+    let mut groups_of_one = 0;
+    for i in 0..30 {
+        let group: Vec<String> = ["a", "b", "e"]
+            .iter()
+            .map(|h| format!("http://{h}-{i}.example/"))
+            .collect();
+        let kept_first = group.iter().filter(|u| firsts.contains(u.as_str())).count();
+        assert!(kept_first <= 1, "content {i} kept {kept_first} times");
+        groups_of_one += kept_first;
+    }
+    for v in &all {
+        if let Some(of) = v["duplicate_of"]["url"].as_str() {
+            assert!(
+                firsts.contains(of),
+                "{} names {of}, not a page kept",
+                v["url"]
+            );
+        }
+    }
+    let by_a = va
+        .iter()
+        .filter(|v| kept(v) && v["duplicate_of"].is_null())
+        .count();
+    eprintln!(
+        "kept first: {by_a} by the forward scan, {} in all",
+        firsts.len()
+    );
+    assert!(
+        groups_of_one >= 25,
+        "{groups_of_one} of 30 contents kept once"
+    );
+}
+
+/// The shared index unreachable: every page is judged as without it, and
+/// noted `duplicate_unchecked`; the summary counts them.
+#[test]
+fn a_shared_index_down_leaves_every_page_judged_and_noted_unchecked() {
+    use crate::daemon::free_port;
+    let Some(data) = shared_data() else {
+        eprintln!("SKIP: no ../shared/data");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (input, _) = crawl(dir.path(), &data);
+    let url = format!("redis://127.0.0.1:{}/0", free_port());
+    let summary = dir.path().join("summary.json");
+    let started = std::time::Instant::now();
+    let down = scan(
+        &[
+            "--dedup-shared",
+            &url,
+            "--summary-json",
+            summary.to_str().unwrap(),
+        ],
+        &input,
+    );
+    let took = started.elapsed();
+    let plain = scan(&[], &input);
+    assert_eq!(down.len(), plain.len());
+    let mut unchecked = 0;
+    for (d, p) in down.iter().zip(&plain) {
+        assert_eq!((&d["url"], &d["verdict"]), (&p["url"], &p["verdict"]));
+        assert!(d["duplicate_of"].is_null());
+        if kept(d) {
+            assert!(
+                reasons(d).contains(&"duplicate_unchecked".to_string()),
+                "{d}"
+            );
+            unchecked += 1;
+        }
+    }
+    let s: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(s["dedup"]["unchecked"], unchecked, "{s}");
+    assert!(unchecked >= 40);
+    assert!(took.as_secs() < 20, "a down index cost {took:?}");
+}
+
+/// Agents on one Redis see each other's pages; one SIGKILLed and started
+/// again has lost nothing it answered for; a password comes from the
+/// environment, and a wrong one stops the start.
+#[test]
+fn agents_sharing_an_index_name_each_others_pages_across_a_sigkill() {
+    use crate::daemon::{config, judge, real_pages, Agent, Redis};
+    let dir = tempfile::tempdir().unwrap();
+    let redis = Redis::start_with(Some("s3cret-for-test"));
+    let path = config(dir.path(), None, "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[dedup]\ncheck = true\nshared = {:?}\nnamespace = \"crawl-7\"\n",
+        redis.url()
+    ));
+    std::fs::write(&path, text).unwrap();
+    let page = real_pages(3).into_iter().max_by_key(|p| p.len()).unwrap();
+    let post = |agent: &Agent, url: &str| judge(agent, url, &page);
+    let out = run(bin()
+        .args(["agent", "-c"])
+        .arg(&path)
+        .env("CRAWLSIEVE_REDIS_PASSWORD", "wrong"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("dedup.shared"),
+        "{stderr}"
+    );
+    let secrets = tempfile::tempdir().unwrap();
+    let secret = secrets.path().join("redis-password");
+    std::fs::write(&secret, "s3cret-for-test\n").unwrap();
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!("shared_password_file = {secret:?}\n"));
+    std::fs::write(&path, text).unwrap();
+    let mut one = Agent::start(&path);
+    let mut two = Agent::start(&path);
+    let first = post(&one, "http://first.example/");
+    assert!(kept(&first) && first["duplicate_of"].is_null(), "{first}");
+    let copy = post(&two, "http://copy.example/");
+    assert_eq!(
+        copy["duplicate_of"]["url"], "http://first.example/",
+        "{copy}"
+    );
+    one.kill();
+    let one = Agent::start(&path);
+    let later = post(&one, "http://later.example/");
+    assert_eq!(
+        later["duplicate_of"]["url"], "http://first.example/",
+        "{later}"
+    );
+    assert!(two.terminate().success());
 }

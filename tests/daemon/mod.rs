@@ -158,6 +158,67 @@ impl Drop for Nats {
     }
 }
 
+/// A `redis-server` of the test's own on a free port, nothing kept on disk.
+pub struct Redis {
+    pub child: Option<Child>,
+    pub port: u16,
+    password: Option<String>,
+}
+
+impl Redis {
+    pub fn start() -> Redis {
+        Redis::start_with(None)
+    }
+
+    /// With `requirepass`: a client must give `password`.
+    pub fn start_with(password: Option<&str>) -> Redis {
+        let mut r = Redis {
+            child: None,
+            port: free_port(),
+            password: password.map(str::to_string),
+        };
+        r.restart();
+        r
+    }
+
+    pub fn restart(&mut self) {
+        let mut cmd = std::process::Command::new("redis-server");
+        cmd.args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no"]);
+        if let Some(p) = &self.password {
+            cmd.args(["--requirepass", p]);
+        }
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server not found: `apt-get install redis-server`, or run .ci/run");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 pub struct Agent {
     pub child: Child,
     pub addr: String,
@@ -220,6 +281,12 @@ impl Agent {
             .find(|l| l.starts_with("VmHWM:"))
             .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
             .unwrap_or(0)
+    }
+
+    /// SIGKILL: no shutdown of its own.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     pub fn terminate(&mut self) -> std::process::ExitStatus {

@@ -24,6 +24,7 @@ pub const NOT_KEYS: &[&str] = &[
     "CRAWLSIEVE_NATS_USER",
     "CRAWLSIEVE_NATS_PASSWORD",
     "CRAWLSIEVE_KAFKA_PROPERTIES",
+    "CRAWLSIEVE_REDIS_PASSWORD",
 ];
 
 // Each section is its module's own; here they are put together.

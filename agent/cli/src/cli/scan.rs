@@ -54,6 +54,11 @@ pub struct ScanArgs {
     /// (repeatable; adds to `dedup.previous`; implies --dedup).
     #[arg(long, value_name = "INDEX.redb")]
     dedup_previous: Vec<PathBuf>,
+    /// The index of pages seen shared with other agents and scans of the
+    /// crawl, in Redis (`dedup.shared`, e.g. redis://127.0.0.1:6379/0;
+    /// implies --dedup).
+    #[arg(long, value_name = "REDIS_URL")]
+    dedup_shared: Option<String>,
     /// Write the run's summary as JSON to this file.
     #[arg(long)]
     summary_json: Option<PathBuf>,
@@ -70,6 +75,26 @@ pub struct ScanArgs {
     inputs: Vec<String>,
 }
 
+/// The `--dedup*` flags over `[dedup]`; any of them turns the check on.
+fn apply_dedup_flags(
+    args: &ScanArgs,
+    dedup: &mut crawlsieve_core::dedup::DedupSettings,
+) -> anyhow::Result<()> {
+    if let Some(path) = &args.dedup_index {
+        dedup.index = Some(path.clone());
+    }
+    if let Some(url) = &args.dedup_shared {
+        dedup.shared = url.clone();
+    }
+    dedup.previous.extend(args.dedup_previous.iter().cloned());
+    dedup.check |= args.dedup
+        || args.dedup_index.is_some()
+        || args.dedup_shared.is_some()
+        || !args.dedup_previous.is_empty();
+    dedup.validate()?;
+    Ok(())
+}
+
 pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
     let mut settings = load(&args)?;
     settings.labels.files.extend(args.labels.iter().cloned());
@@ -84,12 +109,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<i32> {
         .input
         .revisit_verdicts
         .extend(args.revisit_verdicts.iter().cloned());
-    let dedup = &mut settings.dedup;
-    if let Some(path) = &args.dedup_index {
-        dedup.index = Some(path.clone());
-    }
-    dedup.previous.extend(args.dedup_previous.iter().cloned());
-    dedup.check |= args.dedup || args.dedup_index.is_some() || !args.dedup_previous.is_empty();
+    apply_dedup_flags(&args, &mut settings.dedup)?;
     let limits = Limits::new(&settings.input);
     let workers = super::workers(settings.workers);
     let output = settings.output.path.clone();

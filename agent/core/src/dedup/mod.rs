@@ -13,11 +13,13 @@
 //! Lookups run where verdicts leave in input order (`scan`'s writer), so
 //! which page is first does not depend on the thread count.
 
+pub mod shared;
 pub mod store;
 
 use crate::fingerprints::minhash;
 use crate::verdict::{DuplicateOf, Kind, Reason, Verdict};
 use serde::Deserialize;
+use shared::{Answer, Shared};
 use std::path::PathBuf;
 use store::{Entry, Store};
 
@@ -43,6 +45,18 @@ pub struct DedupSettings {
     pub index: Option<PathBuf>,
     /// Indexes of earlier crawls, opened read-only: their pages count as seen.
     pub previous: Vec<PathBuf>,
+    /// The index shared by the agents of a crawl: a Redis URL
+    /// (`redis://host:port/db`), in place of `index`; empty: none.
+    pub shared: String,
+    /// The crawl's name in the shared index: agents of one crawl give the
+    /// same, another crawl another.
+    pub namespace: String,
+    /// The shared index's password, in a file (else
+    /// `CRAWLSIEVE_REDIS_PASSWORD`; none when neither is set).
+    pub shared_password_file: Option<PathBuf>,
+    /// How long one request to the shared index may take, ms; past it the
+    /// page is noted `duplicate_unchecked`.
+    pub shared_timeout_ms: u64,
     /// LSH bands × rows per band: the MinHash signature's values.
     pub bands: usize,
     pub rows: usize,
@@ -56,7 +70,8 @@ pub struct DedupSettings {
 }
 
 impl DedupSettings {
-    pub(crate) fn validate(&self) -> anyhow::Result<()> {
+    /// Refuses settings that cannot work, naming the key.
+    pub fn validate(&self) -> anyhow::Result<()> {
         let hashes = self.bands * self.rows;
         anyhow::ensure!(
             self.bands >= 1 && self.rows >= 1 && hashes <= minhash::MAX_HASHES,
@@ -68,7 +83,34 @@ impl DedupSettings {
             "configuration: key `dedup.threshold`: {} is not in (0, 1]",
             self.threshold
         );
+        anyhow::ensure!(
+            self.shared.is_empty() || self.index.as_ref().is_none_or(|p| p.as_os_str().is_empty()),
+            "configuration: keys `dedup.index` and `dedup.shared`: give one (a file, or the index the agents share)"
+        );
+        anyhow::ensure!(
+            !self.namespace.is_empty() && !self.namespace.contains(['{', '}']),
+            "configuration: key `dedup.namespace`: {:?} must be a name without braces",
+            self.namespace
+        );
+        anyhow::ensure!(
+            self.shared_timeout_ms > 0,
+            "configuration: key `dedup.shared_timeout_ms`: must be above 0"
+        );
         Ok(())
+    }
+
+    /// The shared index's password: from its file, else the environment.
+    fn password(&self) -> anyhow::Result<Option<String>> {
+        if let Some(p) = &self.shared_password_file {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                anyhow::anyhow!(
+                    "configuration: key `dedup.shared_password_file`: {}: {e}",
+                    p.display()
+                )
+            })?;
+            return Ok(Some(text.trim_end_matches(['\r', '\n']).to_string()));
+        }
+        Ok(std::env::var("CRAWLSIEVE_REDIS_PASSWORD").ok())
     }
 
     /// Values in each page's signature, when pages are checked.
@@ -92,9 +134,16 @@ pub struct SeenStats {
     pub unchecked: u64,
 }
 
+/// This crawl's index: the agent's own file (or memory), or the one the
+/// agents of the crawl share.
+enum Current {
+    Local(Store),
+    Shared(Box<Shared>),
+}
+
 /// This crawl's index and earlier crawls'.
 pub struct Seen {
-    current: Store,
+    current: Current,
     previous: Vec<(String, Store)>,
     settings: DedupSettings,
     pub stats: SeenStats,
@@ -118,10 +167,24 @@ impl Seen {
             .index
             .as_deref()
             .filter(|p| !p.as_os_str().is_empty());
-        let current = Store::open(index, settings.bands, settings.rows, cache).map_err(|e| {
-            let at = index.map(|p| p.display().to_string()).unwrap_or_default();
-            anyhow::anyhow!("configuration: key `dedup.index`: {at}: {e}")
-        })?;
+        let shape = (settings.bands, settings.rows);
+        let current = if settings.shared.is_empty() {
+            let store = Store::open(index, shape.0, shape.1, cache).map_err(|e| {
+                let at = index.map(|p| p.display().to_string()).unwrap_or_default();
+                anyhow::anyhow!("configuration: key `dedup.index`: {at}: {e}")
+            })?;
+            Current::Local(store)
+        } else {
+            let timeout = std::time::Duration::from_millis(settings.shared_timeout_ms);
+            let password = settings.password()?;
+            let url = &settings.shared;
+            let shared =
+                Shared::open(url, &settings.namespace, password, shape, timeout).map_err(|e| {
+                    let url = shared::redacted(url);
+                    anyhow::anyhow!("configuration: key `dedup.shared`: {url}: {e}")
+                })?;
+            Current::Shared(Box::new(shared))
+        };
         let mut previous = Vec::new();
         for p in &settings.previous {
             let store = Store::open_read_only(p, cache).map_err(|e| {
@@ -171,8 +234,9 @@ impl Seen {
         };
         self.stats.checked += 1;
         match self.look_up_and_add(&content, v) {
-            Ok(Some(of)) => self.mark(v, of),
-            Ok(None) => {}
+            Ok(Outcome::Seen(of)) => self.mark(v, of),
+            Ok(Outcome::Added) => {}
+            Ok(Outcome::Full) => self.stats.unindexed += 1,
             Err(e) => {
                 tracing::warn!(error = %e, id = %v.id, "index of pages seen failed; page not checked");
                 self.stats.unchecked += 1;
@@ -181,55 +245,38 @@ impl Seen {
         }
     }
 
-    fn look_up_and_add(&mut self, c: &Content, v: &Verdict) -> anyhow::Result<Option<DuplicateOf>> {
+    fn look_up_and_add(&mut self, c: &Content, v: &Verdict) -> anyhow::Result<Outcome> {
+        let threshold = self.settings.threshold;
         for (name, store) in &self.previous {
-            if let Some((_, mut of)) = self.find(store, c)? {
+            if let Some((_, mut of)) = find(store, c, threshold)? {
                 of.previous = Some(name.clone());
-                return Ok(Some(of));
+                return Ok(Outcome::Seen(of));
             }
-        }
-        if let Some((n, of)) = self.find(&self.current, c)? {
-            // An exact copy of this near duplicate leads to the page it duplicates.
-            if let (false, Some(d)) = (of.exact, c.digest) {
-                self.current.alias(d, n)?;
-            }
-            return Ok(Some(of));
-        }
-        if self.current.pages() >= self.settings.max_pages {
-            self.stats.unindexed += 1;
-            return Ok(None);
         }
         let entry = Entry {
             sketch: c.sketch.clone(),
             id: v.id.clone(),
             url: v.url.clone(),
         };
-        self.current.add(c.digest, &c.keys, entry)?;
-        Ok(None)
-    }
-
-    /// The first page of `store` with this content: the exact one, else the
-    /// most similar candidate at the threshold or above.
-    fn find(&self, store: &Store, c: &Content) -> anyhow::Result<Option<(u64, DuplicateOf)>> {
-        let of = |e: Entry, similarity: f64, exact: bool| DuplicateOf {
-            id: e.id,
-            url: e.url,
-            similarity: (similarity * 1000.0).round() / 1000.0,
-            exact,
-            previous: None,
-        };
-        if let Some(n) = c.digest.map(|d| store.digest(d)).transpose()?.flatten() {
-            return Ok(store.entry(n)?.map(|e| (n, of(e, 1.0, true))));
-        }
-        let mut best: Option<(f64, u64, Entry)> = None;
-        for n in store.candidates(&c.keys)? {
-            let Some(e) = store.entry(n)? else { continue };
-            let s = minhash::similarity(&c.sketch, &e.sketch);
-            if s >= self.settings.threshold && best.as_ref().is_none_or(|(b, ..)| s > *b) {
-                best = Some((s, n, e));
+        let max_pages = self.settings.max_pages;
+        let store = match &mut self.current {
+            Current::Shared(shared) => {
+                return shared_look_up_and_add(shared, c, entry, threshold, max_pages)
             }
+            Current::Local(store) => store,
+        };
+        if let Some((n, of)) = find(store, c, threshold)? {
+            // An exact copy of this near duplicate leads to the page it duplicates.
+            if let (false, Some(d)) = (of.exact, c.digest) {
+                store.alias(d, n)?;
+            }
+            return Ok(Outcome::Seen(of));
         }
-        Ok(best.map(|(s, n, e)| (n, of(e, s, false))))
+        if store.pages() >= max_pages {
+            return Ok(Outcome::Full);
+        }
+        store.add(c.digest, &c.keys, entry)?;
+        Ok(Outcome::Added)
     }
 
     fn mark(&mut self, v: &mut Verdict, of: DuplicateOf) {
@@ -251,10 +298,95 @@ impl Seen {
         v.duplicate_of = Some(of);
     }
 
-    /// Writes what the index collected to its file.
+    /// Writes what the index collected to its file (the shared index
+    /// holds every entry as it is added).
     pub fn flush(&mut self) -> anyhow::Result<()> {
-        self.current.commit()
+        match &mut self.current {
+            Current::Local(store) => store.commit(),
+            Current::Shared(_) => Ok(()),
+        }
     }
+}
+
+/// What looking a page up came to.
+enum Outcome {
+    /// Its content was seen: the first page with it.
+    Seen(DuplicateOf),
+    /// First seen: added.
+    Added,
+    /// First seen, and not added: the index is full.
+    Full,
+}
+
+fn duplicate_of(e: Entry, similarity: f64, exact: bool) -> DuplicateOf {
+    DuplicateOf {
+        id: e.id,
+        url: e.url,
+        similarity: (similarity * 1000.0).round() / 1000.0,
+        exact,
+        previous: None,
+    }
+}
+
+/// The most similar of `candidates` at `threshold` or above.
+fn most_similar(
+    sketch: &[u8],
+    candidates: impl IntoIterator<Item = (u64, Entry)>,
+    threshold: f64,
+) -> Option<(u64, DuplicateOf)> {
+    let mut best: Option<(f64, u64, Entry)> = None;
+    for (n, e) in candidates {
+        let s = minhash::similarity(sketch, &e.sketch);
+        if s >= threshold && best.as_ref().is_none_or(|(b, ..)| s > *b) {
+            best = Some((s, n, e));
+        }
+    }
+    best.map(|(s, n, e)| (n, duplicate_of(e, s, false)))
+}
+
+/// The first page of `store` with this content: the exact one, else the
+/// most similar candidate at the threshold or above.
+fn find(store: &Store, c: &Content, threshold: f64) -> anyhow::Result<Option<(u64, DuplicateOf)>> {
+    if let Some(n) = c.digest.map(|d| store.digest(d)).transpose()?.flatten() {
+        return Ok(store.entry(n)?.map(|e| (n, duplicate_of(e, 1.0, true))));
+    }
+    let mut candidates = Vec::new();
+    for n in store.candidates(&c.keys)? {
+        if let Some(e) = store.entry(n)? {
+            candidates.push((n, e));
+        }
+    }
+    Ok(most_similar(&c.sketch, candidates, threshold))
+}
+
+/// Looks the page up in the shared index and adds it when first seen, in
+/// rounds (`shared`'s doc): each round's new candidates are compared here.
+fn shared_look_up_and_add(
+    shared: &mut Shared,
+    c: &Content,
+    entry: Entry,
+    threshold: f64,
+    max_pages: u64,
+) -> anyhow::Result<Outcome> {
+    let mut known = Vec::new();
+    // Each round adds a candidate; a page has at most one a band key.
+    for _ in 0..=c.keys.len() + 1 {
+        match shared.look_up_and_add(c.digest, &c.keys, &known, &entry, max_pages)? {
+            Answer::Exact(_, e) => return Ok(Outcome::Seen(duplicate_of(e, 1.0, true))),
+            Answer::Candidates(found) => {
+                known.extend(found.iter().map(|(n, _)| *n));
+                if let Some((n, of)) = most_similar(&c.sketch, found, threshold) {
+                    if let Some(d) = c.digest {
+                        shared.alias(d, n)?;
+                    }
+                    return Ok(Outcome::Seen(of));
+                }
+            }
+            Answer::Added => return Ok(Outcome::Added),
+            Answer::Full => return Ok(Outcome::Full),
+        }
+    }
+    anyhow::bail!("shared index: candidates kept coming")
 }
 
 /// The first 16 bytes of a content SHA-1 (hex).

@@ -44,7 +44,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.sketch.len() + self.id.len() + self.url.len() + 3);
         b.extend_from_slice(&(self.sketch.len() as u16).to_le_bytes());
         b.extend_from_slice(&self.sketch);
@@ -54,7 +54,7 @@ impl Entry {
         b
     }
 
-    fn decode(b: &[u8]) -> Option<Entry> {
+    pub(crate) fn decode(b: &[u8]) -> Option<Entry> {
         let n = u16::from_le_bytes(b.get(..2)?.try_into().ok()?) as usize;
         let sketch = b.get(2..2 + n)?.to_vec();
         let rest = std::str::from_utf8(b.get(2 + n..)?).ok()?;

@@ -60,9 +60,17 @@ pub struct Agent {
 impl Agent {
     /// Looks the page up among the pages seen (when `dedup.check`): the
     /// first to get here of two agents' threads keeps.
+    /// A shared index's look-up is a round trip to Redis: the runtime's
+    /// other tasks move to another thread meanwhile.
     pub fn look_up(&self, v: &mut Verdict) {
-        if let Some(seen) = &self.seen {
-            seen.lock().unwrap_or_else(|p| p.into_inner()).check(v);
+        let Some(seen) = &self.seen else { return };
+        let mut check = || seen.lock().unwrap_or_else(|p| p.into_inner()).check(v);
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            tokio::task::block_in_place(check);
+        } else {
+            check();
         }
     }
 
