@@ -13,6 +13,7 @@ mod archives;
 mod bad_input;
 mod blind;
 mod copies;
+mod corpus_filters;
 mod crash;
 mod dedup;
 mod discoverers;

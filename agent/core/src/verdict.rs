@@ -40,6 +40,11 @@ pub enum Reason {
     TooShort,
     LinkDense,
     Language,
+    // The corpus rule sets (`filters.rules`), in FineWeb's order; `rule_failed` says which rule.
+    GopherRepetition,
+    GopherQuality,
+    C4,
+    Fineweb,
     // Flags: the copy rules (on a dropped page they follow the drop reason as notes).
     LabeledChunks,
     LabeledShingles,
@@ -90,6 +95,10 @@ impl Reason {
             Reason::TooShort => "too_short",
             Reason::LinkDense => "link_dense",
             Reason::Language => "language",
+            Reason::GopherRepetition => "gopher_repetition",
+            Reason::GopherQuality => "gopher_quality",
+            Reason::C4 => "c4",
+            Reason::Fineweb => "fineweb",
             Reason::LabeledChunks => "labeled_chunks",
             Reason::LabeledShingles => "labeled_shingles",
             Reason::LabeledText => "labeled_text",
@@ -249,6 +258,13 @@ pub struct Verdict {
     /// The first page seen with this content (`dedup`; reason `duplicate`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<DuplicateOf>,
+    /// The corpus rule a page failed (reasons `gopher_repetition`,
+    /// `gopher_quality`, `c4`, `fineweb`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_failed: Option<RuleFailure>,
+    /// Lines of the content C4's rules removed (`filters.rules` with `c4`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lines_removed: u32,
     /// Time spent judging the page, µs.
     pub elapsed_us: u64,
     pub error: Option<String>,
@@ -260,6 +276,32 @@ pub struct Verdict {
     /// (`dedup`), which takes it; never written out.
     #[serde(skip)]
     pub minhash: Option<Vec<u32>>,
+}
+
+/// A rule of a corpus rule set that a page failed (`filters.rules`): which,
+/// the value the page had and the limit it crossed, in datatrove's names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleFailure {
+    /// The rule set (`gopher_repetition`, `gopher_quality`, `c4`, `fineweb`).
+    pub set: String,
+    /// The rule, as datatrove names it (`dup_line_frac`, `gopher_short_doc`).
+    pub rule: String,
+    /// Rounded to four places.
+    pub value: f64,
+    pub limit: f64,
+}
+
+impl RuleFailure {
+    /// A failure of `rule` (its set named by whoever runs the set).
+    pub fn new(rule: &str, value: f64, limit: f64) -> RuleFailure {
+        let round = |x: f64| (x * 10_000.0).round() / 10_000.0;
+        RuleFailure {
+            set: String::new(),
+            rule: rule.to_string(),
+            value: round(value),
+            limit,
+        }
+    }
 }
 
 /// The first page seen with a page's content.
@@ -340,6 +382,8 @@ impl Verdict {
             style_fp: None,
             revisit_of: None,
             duplicate_of: None,
+            rule_failed: None,
+            lines_removed: 0,
             elapsed_us: 0,
             error: None,
         }

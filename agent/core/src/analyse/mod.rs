@@ -204,6 +204,27 @@ fn analyse_with(
     })
 }
 
+/// The analysis of extracted text (a text input): each line that is not
+/// blank a paragraph, whitespace collapsed as the HTML pass collapses it.
+pub fn from_text(text: &str) -> Analysis {
+    let mut b = text::TextBuilder::with_capacity(text.len());
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        b.push_text(line, text::IN_P, (1, 0), text::Role::Plain);
+        b.block_break();
+    }
+    let trailing_tags = b.finish();
+    Analysis {
+        text: b.text,
+        segments: b.segments,
+        blocks: b.blocks,
+        trailing_tags,
+        words: b.words,
+        tags: b.tags,
+        links: b.links,
+        ..Default::default()
+    }
+}
+
 impl Analysis {
     /// The text of a byte range.
     pub fn slice(&self, start: u32, end: u32) -> &str {

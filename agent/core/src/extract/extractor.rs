@@ -132,6 +132,9 @@ impl Extractor {
         let budget = analyse::Budget::from_now(self.max_page_ms);
         let text = decode_page(page);
         decoded(&text);
+        if page.text {
+            return Ok(analyse::from_text(&text.text));
+        }
         // The learned scorer's second stage reads the page's kind, which
         // reads its metadata: the pass keeps it when the model scores every
         // page. (It costs `pruned` a sixth of its speed for the few pages it
@@ -142,6 +145,14 @@ impl Extractor {
 
     /// The main content of a page the pass has read.
     pub fn content(&self, analysis: &Analysis, page: &Page) -> Content {
+        if page.text {
+            // Extracted already: all of it is the content.
+            return Content {
+                paragraphs: analysis.blocks.iter().map(|b| (b.start, b.end)).collect(),
+                words: analysis.words,
+                ..Default::default()
+            };
+        }
         let kind = || self.kind(analysis, page);
         super::content(analysis, &self.scorer, &self.closing, &kind)
     }

@@ -26,6 +26,9 @@ pub struct Page<'a> {
     /// the `Content-Type` or a `<meta charset>` says, since those describe
     /// bytes that no longer exist.
     pub utf8: bool,
+    /// True when the body is extracted text, not HTML (a JSON page's
+    /// `text`): each line is a paragraph of its content, as given.
+    pub text: bool,
     /// Where the page came from.
     pub origin: Origin,
 }
@@ -41,6 +44,7 @@ impl<'a> Page<'a> {
             body: body.into(),
             truncated: false,
             utf8: false,
+            text: false,
             origin: Origin::None,
         }
     }

@@ -378,11 +378,43 @@ impl Pipeline {
         if language_drop {
             drop(v, Reason::Language);
         }
+        let ruled = self.run_rules(page, &content, &analysis, v);
         self.match_content(labels, &content, &analysis, v);
         self.match_items(labels, &analysis, v);
         if s.output.content && v.verdict != Kind::Drop {
-            v.content = Some(content.text(&analysis));
+            v.content = Some(ruled.unwrap_or_else(|| content.text(&analysis)));
         }
+    }
+
+    /// The corpus rule sets (`filters.rules`) on a page that passed the
+    /// filters and language: a failure drops it, naming the rule. Returns
+    /// the text they leave (C4 removes lines) when they ran.
+    fn run_rules(
+        &self,
+        page: &Page,
+        content: &Content,
+        analysis: &Analysis,
+        v: &mut Verdict,
+    ) -> Option<String> {
+        let settings = &self.settings.filters;
+        if settings.rules.is_empty() || v.verdict == Kind::Drop {
+            return None;
+        }
+        // A text input is ruled on as given (its blank lines are paragraph
+        // breaks to Gopher); a page on its content, a paragraph a line.
+        let text = if page.text {
+            String::from_utf8_lossy(&page.body).into_owned()
+        } else {
+            content.text(analysis)
+        };
+        let ruled = filters::rule(&text, settings);
+        v.lines_removed = ruled.lines_removed;
+        if let Some((reason, failure)) = ruled.failed {
+            v.verdict = Kind::Drop;
+            v.reasons.insert(0, reason);
+            v.rule_failed = Some(failure);
+        }
+        Some(ruled.text.unwrap_or(text))
     }
 
     /// Chunks and shingles of the content, matched against the labeled sets.

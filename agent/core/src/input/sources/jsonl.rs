@@ -1,6 +1,8 @@
 //! JSONL pages: one JSON object per line,
 //! `{"url": "...", "html": "...", "status": 200, "content_type": "...", "fetched_at": "..."}`
-//! (`url` and `html` required). A line that is not such an object becomes an
+//! (`url` and `html` required), or with `text` instead of `html`: text
+//! extracted already (each line a paragraph), judged as it is, so that the
+//! corpus rule sets run on any extracted text. A line that is not such an object becomes an
 //! `error` verdict naming the line; the next line is read as usual.
 
 use super::{open_maybe_gz, Emit, Limits, Source, SourceStats};
@@ -13,7 +15,11 @@ use std::path::PathBuf;
 #[derive(Deserialize)]
 pub struct JsonPage {
     pub url: String,
-    pub html: String,
+    #[serde(default)]
+    pub html: Option<String>,
+    /// Extracted text instead of HTML.
+    #[serde(default)]
+    pub text: Option<String>,
     #[serde(default)]
     pub status: Option<u16>,
     #[serde(default)]
@@ -132,9 +138,16 @@ fn read_line_capped(
 /// NATS or Kafka message), cut at `max_page_bytes`. JSON that is not a page
 /// is a broken input named `what`, with its `url` when it has one.
 pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what: &str) -> Input {
-    match serde_json::from_slice::<JsonPage>(bytes) {
+    let parsed = serde_json::from_slice::<JsonPage>(bytes).map_err(|e| e.to_string());
+    let page = parsed.and_then(|p| match (&p.html, &p.text) {
+        (Some(_), None) | (None, Some(_)) => Ok(p),
+        (None, None) => Err("it has neither `html` nor `text`".to_string()),
+        (Some(_), Some(_)) => Err("it has both `html` and `text`; give one".to_string()),
+    });
+    match page {
         Ok(p) => {
-            let mut body = p.html.into_bytes();
+            let text = p.text.is_some();
+            let mut body = p.html.or(p.text).unwrap_or_default().into_bytes();
             let truncated = body.len() > max_page_bytes;
             body.truncate(max_page_bytes);
             let mut page = Page::new(p.url, body).with_origin(origin);
@@ -144,6 +157,7 @@ pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what:
             page.truncated = truncated;
             // A JSON string is Unicode: the page's declared charset no longer applies.
             page.utf8 = true;
+            page.text = text;
             Input::Page(page)
         }
         Err(e) => Input::Broken(Broken {

@@ -1,0 +1,123 @@
+//! Gopher's quality rules (Rae et al., 2021, §A.1.1; datatrove's
+//! `GopherQualityFilter`): word counts, mean word length, hash and
+//! ellipsis symbols per word, bullet and ellipsis lines, words with a
+//! letter, stop words.
+
+use super::words::{self, chars};
+use super::Failure;
+use serde::Deserialize;
+
+/// `[filters.gopher_quality]`; a limit of 0 turns its check off.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GopherQuality {
+    pub min_doc_words: u32,
+    pub max_doc_words: u32,
+    pub min_avg_word_length: f64,
+    pub max_avg_word_length: f64,
+    pub max_symbol_word_ratio: f64,
+    pub max_bullet_lines_ratio: f64,
+    pub max_ellipsis_lines_ratio: f64,
+    /// The least share of words with a letter (datatrove's name kept).
+    pub max_non_alpha_words_ratio: f64,
+    pub min_stop_words: u32,
+    /// Gopher's eight English stop words; the match is case-sensitive.
+    pub stop_words: Vec<String>,
+}
+
+impl GopherQuality {
+    pub fn check(&self, text: &str, words: &[&str]) -> Result<(), Failure> {
+        let fail = |rule, value: f64, limit: f64| Err(Failure::new(rule, value, limit));
+        let n_words = words.len() as f64;
+        let (mut kept, mut kept_chars) = (0u32, 0usize);
+        for w in words.iter().filter(|w| !words::is_symbol(w)) {
+            kept += 1;
+            kept_chars += chars(w);
+        }
+        let (min, max) = (self.min_doc_words, self.max_doc_words);
+        if min > 0 && kept < min {
+            return fail("gopher_short_doc", kept as f64, min as f64);
+        }
+        if max > 0 && kept > max {
+            return fail("gopher_long_doc", kept as f64, max as f64);
+        }
+        if kept > 0 {
+            let mean = kept_chars as f64 / kept as f64;
+            if self.min_avg_word_length > 0.0 && mean < self.min_avg_word_length {
+                return fail("gopher_below_avg_threshold", mean, self.min_avg_word_length);
+            }
+            if self.max_avg_word_length > 0.0 && mean > self.max_avg_word_length {
+                return fail("gopher_above_avg_threshold", mean, self.max_avg_word_length);
+            }
+        }
+        let symbols = self.max_symbol_word_ratio;
+        let hashes = text.matches('#').count() as f64 / n_words;
+        if symbols > 0.0 && hashes > symbols {
+            return fail("gopher_too_many_hashes", hashes, symbols);
+        }
+        let ellipses = (text.matches("...").count() + text.matches('…').count()) as f64 / n_words;
+        if symbols > 0.0 && ellipses > symbols {
+            return fail("gopher_too_many_ellipsis", ellipses, symbols);
+        }
+        self.check_lines(text)?;
+        let alpha = words
+            .iter()
+            .filter(|w| w.chars().any(words::is_alpha))
+            .count() as f64
+            / n_words;
+        if self.max_non_alpha_words_ratio > 0.0 && alpha < self.max_non_alpha_words_ratio {
+            return fail(
+                "gopher_below_alpha_threshold",
+                alpha,
+                self.max_non_alpha_words_ratio,
+            );
+        }
+        if self.min_stop_words > 0 {
+            let longest = self.stop_words.iter().map(String::len).max().unwrap_or(0);
+            let mut seen = vec![false; self.stop_words.len()];
+            for w in words.iter().filter(|w| w.len() <= longest) {
+                if let Some(i) = self.stop_words.iter().position(|s| s == w) {
+                    seen[i] = true;
+                }
+            }
+            let found = seen.iter().filter(|&&s| s).count();
+            if (found as u32) < self.min_stop_words {
+                return fail(
+                    "gopher_enough_stop_words",
+                    found as f64,
+                    self.min_stop_words as f64,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Lines that start with a bullet, lines that end with an ellipsis.
+    fn check_lines(&self, text: &str) -> Result<(), Failure> {
+        let (mut lines, mut bullets, mut ellipses) = (0usize, 0usize, 0usize);
+        for line in words::splitlines(text) {
+            lines += 1;
+            let start = line.trim_start_matches(words::is_space);
+            bullets += (start.starts_with('•') || start.starts_with('-')) as usize;
+            let end = line.trim_end_matches(words::is_space);
+            ellipses += (end.ends_with("...") || end.ends_with('…')) as usize;
+        }
+        let lines = lines.max(1) as f64;
+        let (b, e) = (bullets as f64 / lines, ellipses as f64 / lines);
+        if self.max_bullet_lines_ratio > 0.0 && b > self.max_bullet_lines_ratio {
+            return Err(Failure::new(
+                "gopher_too_many_bullets",
+                b,
+                self.max_bullet_lines_ratio,
+            ));
+        }
+        if self.max_ellipsis_lines_ratio > 0.0 && e > self.max_ellipsis_lines_ratio {
+            return Err(Failure::new(
+                "gopher_too_many_end_ellipsis",
+                e,
+                self.max_ellipsis_lines_ratio,
+            ));
+        }
+        Ok(())
+    }
+}

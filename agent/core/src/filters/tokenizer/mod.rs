@@ -1,0 +1,295 @@
+//! Words the way datatrove 0.10 splits English text, so that the corpus rule
+//! sets decide as datatrove does on the same text.
+//!
+//! datatrove 0.10 splits English text into words with spaCy's tokenizer
+//! (`spacy.blank("en")`) and drops its whitespace tokens: the exceptions
+//! (`don't` is `do` and `n't`, `e.g.` one word), then prefixes and suffixes
+//! (`"end."` is `"`, `end`, `.`, `"`), then infixes (`well-known` is three
+//! words). The rule sets count those punctuation words: the Gopher
+//! alphabetic-word ratio has them in its denominator, the n-gram shares in
+//! their lengths. [`words`] follows spaCy's algorithm with its exceptions
+//! (`rules/spacy_en_exceptions.tsv`); its character classes are written out
+//! here, not read from spaCy's regular expressions (its URL pattern too:
+//! its structure, not its every case). Every page is split as English text,
+//! as FineWeb does (datatrove's filters default to English);
+//! docs/corpus-filters.md lists the differences.
+
+mod affixes;
+
+use super::words::is_space;
+use affixes::{prefix_len, split_infixes, suffix_len};
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
+
+/// spaCy's English tokenizer exceptions: a string and the words it is
+/// split into (`don't`: `do n't`; `e.g.`, `Mr.` kept whole).
+static EXCEPTIONS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../rules/spacy_en_exceptions.tsv"
+));
+
+fn exceptions() -> &'static FxHashMap<&'static str, Vec<&'static str>> {
+    static MAP: OnceLock<FxHashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        EXCEPTIONS
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(orth, words)| (orth, words.split(' ').collect()))
+            .collect()
+    })
+}
+
+/// The words of a text as datatrove's English `split_into_words` gives
+/// them: spaCy's tokenizer (exceptions, then prefixes and suffixes, then
+/// infixes), its whitespace tokens left out. See the module documentation.
+pub fn words(text: &str) -> Vec<&str> {
+    let exc = exceptions();
+    let mut out = Vec::with_capacity(text.len() / 5 + 1);
+    for span in text.split(is_space).filter(|t| !t.is_empty()) {
+        let from = out.len();
+        split_span(span, exc, &mut out);
+        merge_specials(span, &mut out, from, exc);
+    }
+    out
+}
+
+/// spaCy's `_split_affixes` and `_attach_tokens` for one span.
+fn split_span<'a>(
+    span: &'a str,
+    exc: &FxHashMap<&'static str, Vec<&'static str>>,
+    out: &mut Vec<&'a str>,
+) {
+    let special = |s: &str| exc.get(s);
+    if let Some(words) = special(span) {
+        return out.extend(words.iter().copied().map(|w| reuse(span, w)));
+    }
+    // Most words are letters alone: no affix, no infix, no URL can split them.
+    if span.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return out.push(span);
+    }
+    let mut s = span;
+    let mut suffixes: Vec<&'a str> = Vec::new();
+    let mut last = usize::MAX;
+    while !s.is_empty() && s.len() != last {
+        // The span itself was looked up above.
+        if s.len() != span.len() && special(s).is_some() {
+            break;
+        }
+        last = s.len();
+        let pre = prefix_len(s);
+        if pre > 0 && pre < s.len() && special(&s[pre..]).is_some() {
+            out.push(&s[..pre]);
+            s = &s[pre..];
+            break;
+        }
+        let suf = suffix_len(&s[pre..]);
+        let cut = s.len() - suf;
+        if suf > 0 && cut > 0 && special(&s[..cut]).is_some() {
+            suffixes.push(&s[cut..]);
+            s = &s[..cut];
+            break;
+        }
+        if pre > 0 && suf > 0 && pre + suf <= s.len() {
+            out.push(&s[..pre]);
+            suffixes.push(&s[cut..]);
+            s = &s[pre..cut];
+        } else if pre > 0 {
+            out.push(&s[..pre]);
+            s = &s[pre..];
+        } else if suf > 0 {
+            suffixes.push(&s[cut..]);
+            s = &s[..cut];
+        }
+    }
+    if !s.is_empty() {
+        if let Some(words) = special(s) {
+            out.extend(words.iter().copied().map(|w| reuse(s, w)));
+        } else if is_url(s) {
+            out.push(s);
+        } else {
+            split_infixes(s, out);
+        }
+    }
+    out.extend(suffixes.into_iter().rev());
+}
+
+/// spaCy's URL pattern, its structure: an optional `scheme://` and
+/// `user@`, a host ending in a lower-case top-level domain of two letters
+/// or more (or an IPv4 address), an optional port, then anything after `/`,
+/// `?` or `#`.
+fn is_url(s: &str) -> bool {
+    if !s.contains('.') {
+        return false;
+    }
+    let mut rest = s;
+    if let Some(at) = rest.find("://") {
+        let scheme = &rest[..at];
+        if scheme.len() < 2
+            || !scheme
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_+-.".contains(c))
+        {
+            return false;
+        }
+        rest = &rest[at + 3..];
+    }
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (mut host, _path) = rest.split_at(host_end);
+    if let Some(at) = host.rfind('@') {
+        host = &host[at + 1..];
+    }
+    if let Some((h, port)) = host.rsplit_once(':') {
+        if !(2..=5).contains(&port.len()) || !port.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        host = h;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    if labels.len() == 4
+        && labels
+            .iter()
+            .all(|l| (1..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return true;
+    }
+    // Names of any case; the top-level domain in lower case ("end.Next" is two words, "IRS.gov" a URL).
+    let label_ok = |l: &&str| {
+        !l.is_empty()
+            && l.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c as u32 >= 0xa1)
+            && !l.ends_with('-')
+    };
+    let Some((tld, names)) = labels.split_last() else {
+        return false;
+    };
+    !names.is_empty()
+        && names.iter().all(label_ok)
+        && (2..=63).contains(&tld.chars().count())
+        && tld
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c as u32 >= 0xa1)
+}
+
+/// spaCy's special cases matched across the tokens affixes made (an
+/// emoticon `):` split into `)` and `:`): of a span's words, the longest
+/// run that spells an exception is merged back, left to right.
+fn merge_specials<'a>(
+    span: &'a str,
+    words: &mut Vec<&'a str>,
+    from: usize,
+    exc: &FxHashMap<&'static str, Vec<&'static str>>,
+) {
+    if words.len() - from < 2 || span.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return;
+    }
+    let base = span.as_ptr() as usize;
+    let offset = |w: &str| w.as_ptr() as usize - base;
+    let mut merged: Vec<&'a str> = Vec::with_capacity(words.len() - from);
+    let mut i = from;
+    while i < words.len() {
+        let mut done = false;
+        // Only words that are slices of the span, in order, can be spelled together.
+        for j in (i + 2..=(i + 4).min(words.len())).rev() {
+            let (first, last) = (words[i], words[j - 1]);
+            let inside =
+                |w: &str| (w.as_ptr() as usize) >= base && offset(w) + w.len() <= span.len();
+            if !inside(first) || !inside(last) {
+                continue;
+            }
+            let (a, b) = (offset(first), offset(last) + last.len());
+            if a >= b {
+                continue;
+            }
+            let joined = &span[a..b];
+            if let Some(parts) = exc.get(joined) {
+                merged.extend(parts.iter().copied().map(|w| reuse(joined, w)));
+                i = j;
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            merged.push(words[i]);
+            i += 1;
+        }
+    }
+    words.truncate(from);
+    words.extend(merged);
+}
+
+/// An exception's word as a slice of the span when it is one (nearly
+/// always), so that words borrow the text.
+fn reuse<'a>(span: &'a str, word: &'static str) -> &'a str {
+    match span.find(word) {
+        Some(at) => &span[at..at + word.len()],
+        None => word,
+    }
+}
+
+/// Sentences in a line as spaCy's sentencizer counts them: one, and one
+/// more at each word that is not punctuation after a sentence's end mark.
+pub fn sentences(line: &str) -> usize {
+    let mut count = 0;
+    let mut seen_end = false;
+    for w in words(line) {
+        let end = matches!(
+            w,
+            "." | "!"
+                | "?"
+                | "。"
+                | "！"
+                | "？"
+                | "．"
+                | "‼"
+                | "‽"
+                | "⁇"
+                | "⁈"
+                | "⁉"
+                | "।"
+                | "॥"
+        );
+        if count == 0 {
+            count = 1;
+        }
+        if seen_end && !end && !w.chars().all(is_punct) {
+            count += 1;
+            seen_end = false;
+        } else if end {
+            seen_end = true;
+        }
+    }
+    count
+}
+
+/// Unicode punctuation (categories P*), roughly: what spaCy's `is_punct` asks.
+fn is_punct(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_punctuation()
+            && !matches!(c, '$' | '+' | '<' | '=' | '>' | '^' | '`' | '|' | '~');
+    }
+    matches!(c, '¡' | '§' | '«' | '¶' | '·' | '»' | '¿' | '\u{2010}'..='\u{2027}' | '\u{2030}'..='\u{205e}'
+        | '\u{3001}'..='\u{3003}' | '\u{3008}'..='\u{3011}' | '\u{ff01}'..='\u{ff0f}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn punctuation_is_split_off_as_spacy_does() {
+        assert_eq!(
+            words("He said \"don't go.\" then (twice), at 10:30; it's 1,000$! e.g. Mr. Smith. USA. x."),
+            ["He", "said", "\"", "do", "n't", "go", ".", "\"", "then", "(", "twice", ")", ",", "at", "10:30", ";",
+             "it", "'s", "1,000", "$", "!", "e.g.", "Mr.", "Smith", ".", "USA", ".", "x."]
+        );
+        assert_eq!(
+            words("well-known 3.5 3. end.Next a,b x:y 10km 5% #tag wait... — “q” can't I'm"),
+            [
+                "well", "-", "known", "3.5", "3", ".", "end", ".", "Next", "a", ",", "b", "x", ":",
+                "y", "10", "km", "5", "%", "#", "tag", "wait", "...", "—", "“", "q", "”", "ca",
+                "n't", "I", "'m"
+            ]
+        );
+        assert_eq!(sentences("One. Two! Three? Mr. Four."), 4);
+    }
+}

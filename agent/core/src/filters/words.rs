@@ -1,0 +1,162 @@
+//! Lines and characters the way datatrove counts them (Python's `str`), so
+//! that the corpus rule sets decide as datatrove does on the same text; its
+//! words are `tokenizer`'s. Lengths are in characters (`len` in Python), not
+//! bytes.
+
+pub use super::tokenizer::{sentences, words};
+
+/// Python's `len` of a string: its characters.
+pub fn chars(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+/// Python's `str.splitlines()`: lines without their ends, a trailing end
+/// starting no line.
+pub fn splitlines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match rest.char_indices().find(|&(_, c)| is_line_end(c)) {
+            None => Some(std::mem::take(&mut rest)),
+            Some((at, c)) => {
+                let line = &rest[..at];
+                let mut next = at + c.len_utf8();
+                if c == '\r' && rest[next..].starts_with('\n') {
+                    next += 1;
+                }
+                rest = &rest[next..];
+                Some(line)
+            }
+        }
+    })
+}
+
+fn is_line_end(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}'..='\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// Python's `str.isspace()` for one character.
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}')
+}
+
+/// Python's `str.strip()`.
+pub fn strip(s: &str) -> &str {
+    s.trim_matches(is_space)
+}
+
+/// Python's `str.isalpha()` for one character (letters: Unicode L*).
+pub fn is_alpha(c: char) -> bool {
+    c.is_alphabetic() && !c.is_numeric() && !is_mark(c)
+}
+
+fn is_mark(c: char) -> bool {
+    // Combining marks are Alphabetic in Unicode but not letters to Python.
+    matches!(c, '\u{300}'..='\u{36f}' | '\u{483}'..='\u{489}' | '\u{591}'..='\u{5c7}' | '\u{610}'..='\u{61a}'
+        | '\u{64b}'..='\u{65f}' | '\u{900}'..='\u{903}' | '\u{93a}'..='\u{94f}' | '\u{e31}' | '\u{e34}'..='\u{e3a}'
+        | '\u{e47}'..='\u{e4e}')
+}
+
+/// Whether a word is punctuation alone (every character in datatrove's
+/// `PUNCTUATION_SET`).
+pub fn is_symbol(word: &str) -> bool {
+    word.chars().all(|c| SYMBOLS.binary_search(&c).is_ok())
+}
+
+/// Whether a line ends in one of datatrove's terminal punctuation marks.
+pub fn ends_sentence(line: &str) -> bool {
+    line.chars()
+        .next_back()
+        .is_some_and(|c| TERMINAL.binary_search(&c).is_ok())
+}
+
+/// datatrove's `PUNCTUATION_SET` (`PUNCTUATION` and `TERMINAL_PUNCTUATION`, utils/text.py), sorted: a word made of these alone is a symbol.
+#[rustfmt::skip]
+pub(crate) const SYMBOLS: [char; 281] = [
+    '\u{0}', '\u{1}', '\u{2}', '\u{3}', '\u{4}', '\u{5}', '\u{6}', '\u{7}', '\u{8}', '\u{b}',
+    '\u{c}', '\u{d}', '\u{e}', '\u{f}', '\u{10}', '\u{11}', '\u{12}', '\u{13}', '\u{14}', '\u{15}',
+    '\u{16}', '\u{17}', '\u{18}', '\u{19}', '\u{1a}', '\u{1b}', '\u{1c}', '\u{1d}', '\u{1e}',
+    '\u{1f}', '\u{21}', '\u{22}', '\u{23}', '\u{24}', '\u{25}', '\u{26}', '\u{27}', '\u{28}',
+    '\u{29}', '\u{2a}', '\u{2b}', '\u{2c}', '\u{2d}', '\u{2e}', '\u{2f}', '\u{3a}', '\u{3b}',
+    '\u{3c}', '\u{3d}', '\u{3e}', '\u{3f}', '\u{40}', '\u{5b}', '\u{5c}', '\u{5d}', '\u{5e}',
+    '\u{5f}', '\u{60}', '\u{7b}', '\u{7c}', '\u{7d}', '\u{7e}', '\u{7f}', '\u{80}', '\u{81}',
+    '\u{82}', '\u{83}', '\u{84}', '\u{85}', '\u{86}', '\u{87}', '\u{88}', '\u{89}', '\u{8a}',
+    '\u{8b}', '\u{8c}', '\u{8d}', '\u{8e}', '\u{8f}', '\u{90}', '\u{91}', '\u{92}', '\u{93}',
+    '\u{94}', '\u{95}', '\u{96}', '\u{97}', '\u{98}', '\u{99}', '\u{9a}', '\u{9b}', '\u{9c}',
+    '\u{9d}', '\u{9e}', '\u{9f}', '\u{ab}', '\u{b4}', '\u{bb}', '\u{589}', '\u{61d}', '\u{61e}',
+    '\u{61f}', '\u{6d4}', '\u{700}', '\u{701}', '\u{702}', '\u{7f9}', '\u{837}', '\u{839}',
+    '\u{83d}', '\u{83e}', '\u{964}', '\u{965}', '\u{104a}', '\u{104b}', '\u{1362}', '\u{1367}',
+    '\u{1368}', '\u{166e}', '\u{1735}', '\u{1736}', '\u{17d4}', '\u{17d5}', '\u{17d6}', '\u{17d9}',
+    '\u{17da}', '\u{1803}', '\u{1809}', '\u{1944}', '\u{1945}', '\u{1aa8}', '\u{1aa9}', '\u{1aaa}',
+    '\u{1aab}', '\u{1b5a}', '\u{1b5b}', '\u{1b5e}', '\u{1b5f}', '\u{1b7d}', '\u{1b7e}', '\u{1c3b}',
+    '\u{1c3c}', '\u{1c7e}', '\u{1c7f}', '\u{2013}', '\u{2014}', '\u{2019}', '\u{201c}', '\u{201d}',
+    '\u{201e}', '\u{2026}', '\u{203c}', '\u{203d}', '\u{2047}', '\u{2048}', '\u{2049}', '\u{2236}',
+    '\u{2501}', '\u{25ba}', '\u{2e2e}', '\u{2e3c}', '\u{2e53}', '\u{2e54}', '\u{3001}', '\u{3002}',
+    '\u{3008}', '\u{3009}', '\u{300a}', '\u{300b}', '\u{300c}', '\u{300d}', '\u{3010}', '\u{3011}',
+    '\u{a4ff}', '\u{a60e}', '\u{a60f}', '\u{a6f3}', '\u{a6f7}', '\u{a876}', '\u{a877}', '\u{a8ce}',
+    '\u{a8cf}', '\u{a92f}', '\u{a9c8}', '\u{a9c9}', '\u{aa5d}', '\u{aa5e}', '\u{aa5f}', '\u{aaf0}',
+    '\u{aaf1}', '\u{abeb}', '\u{fe52}', '\u{fe56}', '\u{fe57}', '\u{ff01}', '\u{ff05}', '\u{ff08}',
+    '\u{ff09}', '\u{ff0c}', '\u{ff0e}', '\u{ff11}', '\u{ff1a}', '\u{ff1b}', '\u{ff1f}', '\u{ff5e}',
+    '\u{ff61}', '\u{10a56}', '\u{10a57}', '\u{10f55}', '\u{10f56}', '\u{10f57}', '\u{10f58}',
+    '\u{10f59}', '\u{10f86}', '\u{10f87}', '\u{10f88}', '\u{10f89}', '\u{11047}', '\u{11048}',
+    '\u{110be}', '\u{110bf}', '\u{110c0}', '\u{110c1}', '\u{11141}', '\u{11142}', '\u{11143}',
+    '\u{111c5}', '\u{111c6}', '\u{111cd}', '\u{111de}', '\u{111df}', '\u{11238}', '\u{11239}',
+    '\u{1123b}', '\u{1123c}', '\u{112a9}', '\u{1144b}', '\u{1144c}', '\u{115c2}', '\u{115c3}',
+    '\u{115c9}', '\u{115ca}', '\u{115cb}', '\u{115cc}', '\u{115cd}', '\u{115ce}', '\u{115cf}',
+    '\u{115d0}', '\u{115d1}', '\u{115d2}', '\u{115d3}', '\u{115d4}', '\u{115d5}', '\u{115d6}',
+    '\u{115d7}', '\u{11641}', '\u{11642}', '\u{1173c}', '\u{1173d}', '\u{1173e}', '\u{11944}',
+    '\u{11946}', '\u{11a42}', '\u{11a43}', '\u{11a9b}', '\u{11a9c}', '\u{11c41}', '\u{11c42}',
+    '\u{11ef7}', '\u{11ef8}', '\u{11f43}', '\u{11f44}', '\u{16a6e}', '\u{16a6f}', '\u{16af5}',
+    '\u{16b37}', '\u{16b38}', '\u{16b44}', '\u{16e98}', '\u{1bc9f}', '\u{1da88}',
+];
+/// datatrove's `TERMINAL_PUNCTUATION`, sorted: what FineWeb counts as a line's end of sentence.
+#[rustfmt::skip]
+pub(crate) const TERMINAL: [char; 159] = [
+    '\u{21}', '\u{2e}', '\u{3f}', '\u{589}', '\u{61d}', '\u{61e}', '\u{61f}', '\u{6d4}', '\u{700}',
+    '\u{701}', '\u{702}', '\u{7f9}', '\u{837}', '\u{839}', '\u{83d}', '\u{83e}', '\u{964}',
+    '\u{965}', '\u{104a}', '\u{104b}', '\u{1362}', '\u{1367}', '\u{1368}', '\u{166e}', '\u{1735}',
+    '\u{1736}', '\u{17d4}', '\u{17d5}', '\u{17d6}', '\u{17d9}', '\u{17da}', '\u{1803}', '\u{1809}',
+    '\u{1944}', '\u{1945}', '\u{1aa8}', '\u{1aa9}', '\u{1aaa}', '\u{1aab}', '\u{1b5a}', '\u{1b5b}',
+    '\u{1b5e}', '\u{1b5f}', '\u{1b7d}', '\u{1b7e}', '\u{1c3b}', '\u{1c3c}', '\u{1c7e}', '\u{1c7f}',
+    '\u{203c}', '\u{203d}', '\u{2047}', '\u{2048}', '\u{2049}', '\u{2e2e}', '\u{2e3c}', '\u{2e53}',
+    '\u{2e54}', '\u{3002}', '\u{a4ff}', '\u{a60e}', '\u{a60f}', '\u{a6f3}', '\u{a6f7}', '\u{a876}',
+    '\u{a877}', '\u{a8ce}', '\u{a8cf}', '\u{a92f}', '\u{a9c8}', '\u{a9c9}', '\u{aa5d}', '\u{aa5e}',
+    '\u{aa5f}', '\u{aaf0}', '\u{aaf1}', '\u{abeb}', '\u{fe52}', '\u{fe56}', '\u{fe57}', '\u{ff01}',
+    '\u{ff0e}', '\u{ff1f}', '\u{ff61}', '\u{10a56}', '\u{10a57}', '\u{10f55}', '\u{10f56}',
+    '\u{10f57}', '\u{10f58}', '\u{10f59}', '\u{10f86}', '\u{10f87}', '\u{10f88}', '\u{10f89}',
+    '\u{11047}', '\u{11048}', '\u{110be}', '\u{110bf}', '\u{110c0}', '\u{110c1}', '\u{11141}',
+    '\u{11142}', '\u{11143}', '\u{111c5}', '\u{111c6}', '\u{111cd}', '\u{111de}', '\u{111df}',
+    '\u{11238}', '\u{11239}', '\u{1123b}', '\u{1123c}', '\u{112a9}', '\u{1144b}', '\u{1144c}',
+    '\u{115c2}', '\u{115c3}', '\u{115c9}', '\u{115ca}', '\u{115cb}', '\u{115cc}', '\u{115cd}',
+    '\u{115ce}', '\u{115cf}', '\u{115d0}', '\u{115d1}', '\u{115d2}', '\u{115d3}', '\u{115d4}',
+    '\u{115d5}', '\u{115d6}', '\u{115d7}', '\u{11641}', '\u{11642}', '\u{1173c}', '\u{1173d}',
+    '\u{1173e}', '\u{11944}', '\u{11946}', '\u{11a42}', '\u{11a43}', '\u{11a9b}', '\u{11a9c}',
+    '\u{11c41}', '\u{11c42}', '\u{11ef7}', '\u{11ef8}', '\u{11f43}', '\u{11f44}', '\u{16a6e}',
+    '\u{16a6f}', '\u{16af5}', '\u{16b37}', '\u{16b38}', '\u{16b44}', '\u{16e98}', '\u{1bc9f}',
+    '\u{1da88}',
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_characters_as_python_counts_them() {
+        assert_eq!(
+            splitlines("a\r\nb\n\nc\n").collect::<Vec<_>>(),
+            ["a", "b", "", "c"]
+        );
+        assert_eq!(chars("naïve"), 5);
+        assert!(is_symbol("...") && is_symbol("''") && !is_symbol("a."));
+        assert!(ends_sentence("Done.") && ends_sentence("¿Qué?") && !ends_sentence("no"));
+    }
+}
