@@ -78,6 +78,8 @@ VERDICT_DDL = ", ".join(
         "style_fp string",
         "revisit_of struct<record_id: string, url: string, date: string, payload_digest: string, profile: string>",
         "duplicate_of struct<id: string, url: string, similarity: double, exact: boolean, previous: string>",
+        "rule_failed struct<set: string, rule: string, value: double, `limit`: double>",
+        "lines_removed bigint",
         "elapsed_us bigint",
         "error string",
     ]
