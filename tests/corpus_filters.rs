@@ -193,3 +193,106 @@ fn a_rule_set_named_twice_or_unknown_is_refused_at_start() {
         assert!(err.contains("filters.rules") && err.contains(says), "{err}");
     }
 }
+
+#[test]
+fn url_lists_in_ut1_form_block_before_reading_and_an_allow_list_makes_exceptions() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = dir.path().join("copiers");
+    std::fs::create_dir_all(&block).unwrap();
+    std::fs::write(block.join("domains"), "# UT1's form\ncopies.example.net\n").unwrap();
+    std::fs::write(block.join("urls"), "news.example.org/2026/ferry\n").unwrap();
+    let allow = dir.path().join("exceptions.txt");
+    std::fs::write(&allow, "copies.example.net/posts/apples\n").unwrap();
+    let conf = dir.path().join("urls.toml");
+    std::fs::write(
+        &conf,
+        format!("[filters.urls]\nblock = [{block:?}]\nallow = [{allow:?}]\n"),
+    )
+    .unwrap();
+    let crawl = repo().join("examples/crawl.warc.gz");
+    let listed = verdicts(&run(bin()
+        .args(["scan", "--config"])
+        .arg(&conf)
+        .arg(&crawl)));
+    let plain = verdicts(&run(bin().arg("scan").arg(&crawl)));
+    assert_eq!(listed.len(), plain.len());
+    let mut blocked = 0;
+    for (l, p) in listed.iter().zip(&plain) {
+        let url = l["url"].as_str().unwrap();
+        let expect = if url.starts_with("http://copies.example.net/") && !url.ends_with("/apples") {
+            Some("copies.example.net")
+        } else if url == "http://news.example.org/2026/ferry" {
+            Some("news.example.org/2026/ferry")
+        } else {
+            None
+        };
+        match expect {
+            Some(entry) => {
+                blocked += 1;
+                assert_eq!(reasons(l), ["url_blocked"], "{l}");
+                assert_eq!(l["url_listed"]["list"], "copiers", "{l}");
+                assert_eq!(l["url_listed"]["entry"], entry, "{l}");
+                assert_eq!(l["words"], 0, "dropped before its HTML is read: {l}");
+            }
+            None => {
+                assert_eq!(
+                    (&l["verdict"], reasons(l)),
+                    (&p["verdict"], reasons(p)),
+                    "{l}"
+                );
+                assert!(l.get("url_listed").is_none());
+            }
+        }
+    }
+    assert!(blocked >= 4, "{blocked}");
+
+    // FineWeb's URL words: one of each kind, taken from the shipped list.
+    let words = std::fs::read_to_string(repo().join("rules/url_words.tsv")).unwrap();
+    let first = |kind: &str, n: usize| -> Vec<String> {
+        words
+            .lines()
+            .filter_map(|l| l.strip_prefix(&format!("{kind}\t")))
+            .take(n)
+            .map(str::to_string)
+            .collect()
+    };
+    let (banned, soft, sub) = (first("banned", 1), first("soft", 2), first("subword", 1));
+    let texts = [
+        ("http://a.example/", PROSE.to_string()),
+        (
+            &*format!("http://b.example/{}/page", banned[0]),
+            PROSE.to_string(),
+        ),
+        (
+            &*format!("http://c.example/{}-{}", soft[0], soft[1]),
+            PROSE.to_string(),
+        ),
+        (
+            &*format!("http://c.example/only-{}", soft[0]),
+            PROSE.to_string(),
+        ),
+        (
+            &*format!("http://d.example/x{}x", sub[0]),
+            PROSE.to_string(),
+        ),
+    ];
+    let texts: Vec<(&str, String)> = texts.iter().map(|(u, t)| (*u, t.clone())).collect();
+    let vs = scan_texts(dir.path(), "[filters.urls]\nwords = true\n", &texts);
+    let list = |i: usize| vs[i]["url_listed"]["list"].as_str().map(str::to_string);
+    assert_eq!(list(0), None);
+    assert_eq!(list(1).as_deref(), Some("banned_words"));
+    assert_eq!(list(2).as_deref(), Some("soft_banned_words"));
+    assert_eq!(list(3), None, "one soft word is not enough");
+    assert_eq!(list(4).as_deref(), Some("banned_subwords"));
+
+    let missing = bin()
+        .args(["scan", "--set", "filters.urls.block=/no/such/list"])
+        .arg(&crawl)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        !missing.status.success() && err.contains("filters.urls.block"),
+        "{err}"
+    );
+}

@@ -28,6 +28,7 @@ mod languages;
 mod many_agents;
 mod mistakes;
 mod neighborhoods;
+mod opt_out;
 mod quilts;
 mod readme;
 mod scan;

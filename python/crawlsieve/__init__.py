@@ -7,7 +7,8 @@
 
 `Pipeline(config=None, labels=None, public_key=None, content=False)` (`content`: verdicts carry
 the extracted main content):
-- `.process(url, body, content_type=None, status=None) -> dict`: the verdict (the JSONL schema);
+- `.process(url, body, content_type=None, status=None, headers=None) -> dict`: the verdict (the JSONL schema;
+  `headers`: the page's response headers, whose `X-Robots-Tag` and TDMRep ones are read);
 - `.process_many(pages, threads=None) -> list[dict]`: many pages, in order, judged by Rust
   threads with the GIL released; a page is `(url, body)` or a dict (`url`, `body`/`html`, ...);
 - `.extract(html, url=None) -> dict`: main content (`text`, `markdown`) and metadata.

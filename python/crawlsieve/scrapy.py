@@ -51,7 +51,11 @@ class CrawlsievePipeline:
         if a.get("url") is None or html is None:
             raise DropItem("crawlsieve: the item has no `url` or no `html`/`body`")
         verdict = self.pipeline.process(
-            a["url"], html, content_type=a.get("content_type") or None, status=a.get("status")
+            a["url"],
+            html,
+            content_type=a.get("content_type") or None,
+            status=a.get("status"),
+            headers=a.get("headers"),
         )
         if verdict["verdict"] in self.drop:
             raise DropItem(f"crawlsieve: {verdict['verdict']} ({', '.join(verdict['reasons'])})")

@@ -80,6 +80,8 @@ VERDICT_DDL = ", ".join(
         "duplicate_of struct<id: string, url: string, similarity: double, exact: boolean, previous: string>",
         "rule_failed struct<set: string, rule: string, value: double, `limit`: double>",
         "lines_removed bigint",
+        "opt_out array<struct<signal: string, `from`: string, value: string>>",
+        "url_listed struct<list: string, entry: string>",
         "elapsed_us bigint",
         "error string",
     ]

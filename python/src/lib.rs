@@ -24,6 +24,8 @@ struct PageIn {
     body: Body,
     content_type: Option<String>,
     status: Option<u16>,
+    /// The page's response headers (those that state its terms are kept).
+    headers: Vec<(String, String)>,
 }
 
 impl PageIn {
@@ -36,8 +38,44 @@ impl PageIn {
         page.content_type = self.content_type.as_deref().map(Into::into);
         page.status = self.status;
         page.truncated = truncated;
+        for (name, value) in &self.headers {
+            page.keep_header(name, value);
+        }
         page
     }
+}
+
+/// Response headers as Python holds them: a mapping (a dict, Scrapy's
+/// `response.headers`, requests' `CaseInsensitiveDict`) or a list of
+/// pairs; names and values `str` or `bytes`, a value or a list of them.
+fn headers_of(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(String, String)>> {
+    let Some(h) = headers.filter(|h| !h.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let text = |o: &Bound<'_, PyAny>| -> PyResult<String> {
+        match o.cast::<PyBytes>() {
+            Ok(b) => Ok(String::from_utf8_lossy(b.as_bytes()).into_owned()),
+            Err(_) => o.extract::<String>(),
+        }
+    };
+    let pairs = if h.hasattr("items")? {
+        h.call_method0("items")?
+    } else {
+        h.clone()
+    };
+    let mut out = Vec::new();
+    for pair in pairs.try_iter()? {
+        let (name, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract()?;
+        let name = text(&name)?;
+        if value.cast::<PyString>().is_ok() || value.cast::<PyBytes>().is_ok() {
+            out.push((name, text(&value)?));
+        } else {
+            for v in value.try_iter()? {
+                out.push((name.clone(), text(&v?)?));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A page body and whether Python handed it over as text.
@@ -65,7 +103,7 @@ fn body_of(body: &Bound<'_, PyAny>) -> PyResult<Body> {
 }
 
 /// One item of `process_many`: `(url, body)`, `(url, body, content_type)`,
-/// or a dict with `url` and `body` (or `html`), optionally `content_type`, `status`.
+/// or a dict with `url` and `body` (or `html`), optionally `content_type`, `status`, `headers`.
 fn page_of(item: &Bound<'_, PyAny>) -> PyResult<PageIn> {
     if let Ok(t) = item.cast::<PyTuple>() {
         let content_type = match t.len() {
@@ -82,6 +120,7 @@ fn page_of(item: &Bound<'_, PyAny>) -> PyResult<PageIn> {
             body: body_of(&t.get_item(1)?)?,
             content_type,
             status: None,
+            headers: Vec::new(),
         });
     }
     let d = item
@@ -107,6 +146,7 @@ fn page_of(item: &Bound<'_, PyAny>) -> PyResult<PageIn> {
             Some(s) if !s.is_none() => Some(s.extract()?),
             _ => None,
         },
+        headers: headers_of(d.get_item("headers")?.as_ref())?,
     })
 }
 
@@ -165,7 +205,7 @@ impl Pipeline {
     }
 
     /// The verdict on one page, as a dict (the JSONL schema).
-    #[pyo3(signature = (url, body, content_type=None, status=None))]
+    #[pyo3(signature = (url, body, content_type=None, status=None, headers=None))]
     fn process(
         &self,
         py: Python<'_>,
@@ -173,12 +213,14 @@ impl Pipeline {
         body: &Bound<'_, PyAny>,
         content_type: Option<String>,
         status: Option<u16>,
+        headers: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let page = PageIn {
             url,
             body: body_of(body)?,
             content_type,
             status,
+            headers: headers_of(headers)?,
         };
         let json =
             py.detach(|| serde_json::to_string(&self.inner.process(&page.page(self.max_bytes))));
@@ -224,6 +266,7 @@ impl Pipeline {
             body: body_of(html)?,
             content_type: None,
             status: None,
+            headers: Vec::new(),
         };
         let json = py.detach(|| -> Result<String, String> {
             let doc = self

@@ -100,3 +100,23 @@ def test_bad_input_is_a_verdict_or_a_clear_error():
         p.process_many([("only a url",)])
     with pytest.raises(ValueError):
         crawlsieve.Pipeline(config="/nonexistent/crawlsieve.toml")
+
+
+def test_response_headers_carry_opt_out_signals_in_every_form_python_holds(wcxb_pages, tmp_path):
+    # A dict, a list of pairs, bytes as Scrapy's Headers hold them; a dict page for process_many.
+    conf = tmp_path / "opt-out.toml"
+    conf.write_text('[filters.opt_out]\ndrop = ["noai"]\n')
+    p = crawlsieve.Pipeline(config=str(conf))
+    url, html = wcxb_pages(1)[0]
+    forms = [
+        {"X-Robots-Tag": "noai"},
+        [("x-robots-tag", "noindex"), ("X-Robots-Tag", "noai")],
+        {b"X-Robots-Tag": [b"noarchive", b"noai"]},
+    ]
+    for headers in forms:
+        v = p.process(url, html, headers=headers)
+        assert v["opt_out"] == [{"signal": "noai", "from": "header"}], v.get("opt_out")
+        assert v["reasons"][0] == "opt_out"
+    [many] = p.process_many([{"url": url, "html": html, "headers": {"tdm-reservation": "1"}}])
+    assert many["opt_out"] == [{"signal": "tdm_reservation", "from": "header"}]
+    assert "opt_out" not in p.process(url, html)

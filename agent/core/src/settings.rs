@@ -63,6 +63,11 @@ pub const LIST_KEYS: &[&str] = &[
     "labels.files",
     "input.html_content_types",
     "input.revisit_verdicts",
+    "filters.rules",
+    "filters.opt_out.drop",
+    "filters.opt_out.agents",
+    "filters.urls.block",
+    "filters.urls.allow",
 ];
 
 /// More judging threads than this is a mistake (each costs a stack and its

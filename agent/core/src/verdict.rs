@@ -34,7 +34,14 @@ impl Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
-    // Filters, in the order they run (DSpin §V-B).
+    // Filters, in the order they run: the URL, what the page says about
+    // its use, then DSpin's (§V-B).
+    /// The page's URL is on a block list (`url_listed` names the list and
+    /// the entry), or its words are banned (`filters.urls`).
+    UrlBlocked,
+    /// The page states that it is not to be used for AI training
+    /// (`opt_out` lists the signals), and `filters.opt_out.drop` names one.
+    OptOut,
     NoVisibleText,
     NoContentTag,
     TooShort,
@@ -90,6 +97,8 @@ pub enum Reason {
 impl Reason {
     pub fn as_str(self) -> &'static str {
         match self {
+            Reason::UrlBlocked => "url_blocked",
+            Reason::OptOut => "opt_out",
             Reason::NoVisibleText => "no_visible_text",
             Reason::NoContentTag => "no_content_tag",
             Reason::TooShort => "too_short",
@@ -265,6 +274,14 @@ pub struct Verdict {
     /// Lines of the content C4's rules removed (`filters.rules` with `c4`).
     #[serde(skip_serializing_if = "is_zero")]
     pub lines_removed: u32,
+    /// What the page says about being used for AI training, wherever it
+    /// says it (robots meta, `X-Robots-Tag`, TDMRep): recorded on every
+    /// verdict that has any; a drop reason only when configured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opt_out: Vec<OptOut>,
+    /// The list entry the page's URL matched (reason `url_blocked`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url_listed: Option<UrlListed>,
     /// Time spent judging the page, µs.
     pub elapsed_us: u64,
     pub error: Option<String>,
@@ -302,6 +319,67 @@ impl RuleFailure {
             limit,
         }
     }
+}
+
+/// A signal a page carries about its use for AI training.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    /// The robots directive `noai`: no use of the page's content for AI.
+    Noai,
+    /// The robots directive `noimageai`: no use of its images for AI.
+    Noimageai,
+    /// TDMRep's `tdm-reservation: 1`: text and data mining rights reserved.
+    TdmReservation,
+    /// TDMRep's `tdm-policy`: where the terms of a licence are (`value`).
+    TdmPolicy,
+}
+
+impl Signal {
+    pub const ALL: [Signal; 4] = [
+        Signal::Noai,
+        Signal::Noimageai,
+        Signal::TdmReservation,
+        Signal::TdmPolicy,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Signal::Noai => "noai",
+            Signal::Noimageai => "noimageai",
+            Signal::TdmReservation => "tdm_reservation",
+            Signal::TdmPolicy => "tdm_policy",
+        }
+    }
+}
+
+/// Where a page said it: its markup or its response headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalSource {
+    Meta,
+    Header,
+}
+
+/// One signal a page carries, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptOut {
+    pub signal: Signal,
+    pub from: SignalSource,
+    /// The policy's URL (`tdm_policy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// The entry of a URL list that matched a page's URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UrlListed {
+    /// The list's name: its directory's or file's name (`adult`), or
+    /// `url_words` for the banned words of FineWeb's URL filter.
+    pub list: String,
+    /// What matched: a domain (`example.com`), a URL prefix
+    /// (`example.com/path`), or the banned word.
+    pub entry: String,
 }
 
 /// The first page seen with a page's content.
@@ -384,6 +462,8 @@ impl Verdict {
             duplicate_of: None,
             rule_failed: None,
             lines_removed: 0,
+            opt_out: Vec::new(),
+            url_listed: None,
             elapsed_us: 0,
             error: None,
         }
@@ -446,6 +526,17 @@ pub struct VerdictRecord {
     /// Why an `error` verdict's page could not be judged.
     #[serde(default)]
     pub error: Option<String>,
+    /// The page's opt-out signals (what the report counts per site).
+    #[serde(default)]
+    pub opt_out: Vec<OptOutRecord>,
+}
+
+/// An opt-out signal read back, by name (a newer version's signals read too).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct OptOutRecord {
+    pub signal: String,
+    #[serde(default)]
+    pub from: String,
 }
 
 /// Where a verdict's page came from, read back (the fields `cdx` joins on).

@@ -57,6 +57,10 @@ pub struct Analysis {
     pub json_ld: Vec<String>,
     /// Metadata, links and bylines, when asked for (`analyse_outlined`).
     pub outline: Option<Box<Outline>>,
+    /// `<meta>` entries that state the page's terms of use, `(name lower
+    /// case, content)`: TDMRep's and those naming `noai` / `noimageai`
+    /// (at most 16). Read on every page.
+    pub terms: Vec<(String, String)>,
 }
 
 /// Why a page has no analysis; it then gets an `error` verdict.
@@ -156,6 +160,7 @@ fn analyse_with(
     let title = st.title.map(|t| text::clean(&t)).filter(|t| !t.is_empty());
     let noscript = std::mem::take(&mut st.noscript);
     let json_ld = std::mem::take(&mut st.json_ld_texts);
+    let terms = std::mem::take(&mut st.terms);
     // Decoded whole: a text node's chunks may split an entity.
     let hidden_text = text::decode_entities(&std::mem::take(&mut st.hidden_text)).into_owned();
     let b = st.builder;
@@ -183,6 +188,7 @@ fn analyse_with(
                 title,
                 json_ld,
                 outline,
+                terms,
                 hidden_text: all,
                 ..inner
             });
@@ -201,6 +207,7 @@ fn analyse_with(
         content_tag: content_rule.map(|_| st.content_matched),
         json_ld,
         outline,
+        terms,
     })
 }
 

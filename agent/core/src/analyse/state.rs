@@ -95,6 +95,8 @@ pub(super) struct State {
     pub(super) json_ld: Option<bool>,
     /// The text of each JSON-LD script (`Analysis::json_ld`).
     pub(super) json_ld_texts: Vec<String>,
+    /// `<meta>` entries that state the page's terms of use (`terms_meta`).
+    pub(super) terms: Vec<(String, String)>,
     /// Element names seen (tokenizer only), and per name the stack index + 1
     /// of its innermost open element (0: none).
     pub(super) names: rustc_hash::FxHashMap<Box<str>, u32>,
@@ -225,7 +227,15 @@ impl State {
         let (kind, implicit) = self.tag_breaks(name, in_foreign);
         let outlined = self.outline.is_some();
         if !has_content {
-            if outlined && matches!(name, "meta" | "link") {
+            if name == "meta" {
+                // Read on every page, outlined or not: the terms a page
+                // states decide whether a training crawl may keep it.
+                let attrs = attrs(true);
+                self.terms_meta(&attrs);
+                if outlined {
+                    self.outline_void(name, attrs);
+                }
+            } else if outlined && name == "link" {
                 self.outline_void(name, attrs(true));
             }
             return false;
@@ -349,6 +359,29 @@ impl State {
             }
         }
         self.in_title = false;
+    }
+
+    /// Keeps a `<meta>` that states the page's terms of use: TDMRep's
+    /// `tdm-reservation` and `tdm-policy`, and any whose content names
+    /// `noai` or `noimageai` (the robots meta, or a crawler's own, as
+    /// `<meta name="CCBot">`); which names count is the filters' choice.
+    fn terms_meta(&mut self, attrs: &Attrs) {
+        const MAX_TERMS: usize = 16;
+        let Some(m) = attrs.more.as_deref() else {
+            return;
+        };
+        let (Some(name), Some(content)) = (m.name.as_deref(), m.content.as_deref()) else {
+            return;
+        };
+        let name = name.trim().to_ascii_lowercase();
+        let tdm = matches!(name.as_str(), "tdm-reservation" | "tdm-policy");
+        let lower = content.to_ascii_lowercase();
+        if self.terms.len() < MAX_TERMS
+            && (tdm || lower.contains("noai") || lower.contains("noimageai"))
+        {
+            let content: String = content.trim().chars().take(2048).collect();
+            self.terms.push((name, content));
+        }
     }
 
     /// The outline's share of a `<meta>` or `<link>`.

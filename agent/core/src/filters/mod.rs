@@ -49,6 +49,12 @@ pub struct FilterSettings {
     pub gopher_quality: gopher_quality::GopherQuality,
     pub c4: c4::C4,
     pub fineweb: fineweb::FineWeb,
+    /// What a page says about its use for AI training (`opt_out.rs`).
+    #[serde(default)]
+    pub opt_out: opt_out::OptOutSettings,
+    /// Block and allow lists of URLs (`urls.rs`).
+    #[serde(default)]
+    pub urls: urls::UrlSettings,
 }
 
 impl FilterSettings {
@@ -83,7 +89,9 @@ pub mod c4;
 pub mod fineweb;
 pub mod gopher_quality;
 pub mod gopher_repetition;
+pub mod opt_out;
 pub mod tokenizer;
+pub mod urls;
 pub mod words;
 
 /// `[n, share]` of an n-gram rule.

@@ -29,9 +29,23 @@ pub struct Page<'a> {
     /// True when the body is extracted text, not HTML (a JSON page's
     /// `text`): each line is a paragraph of its content, as given.
     pub text: bool,
+    /// The response headers that state the page's terms of use, as the
+    /// source got them (`TERMS_HEADERS`; names lower case, in order, a
+    /// repeated header once per occurrence). Other headers are not kept.
+    pub headers: Vec<(String, String)>,
     /// Where the page came from.
     pub origin: Origin,
 }
+
+/// The HTTP response headers a page's terms of use come in: the robots
+/// directives (`noai`, `noimageai`) of `X-Robots-Tag`, and the W3C TDM
+/// Reservation Protocol's `tdm-reservation` and `tdm-policy`.
+pub const TERMS_HEADERS: [&str; 3] = ["x-robots-tag", "tdm-reservation", "tdm-policy"];
+
+/// Headers kept per page at most, and bytes of one value: a response
+/// cannot make a page hold more, whatever it sends.
+const MAX_HEADERS: usize = 16;
+const MAX_HEADER_BYTES: usize = 2048;
 
 impl<'a> Page<'a> {
     /// A page from a URL and its HTML bytes, with nothing else known.
@@ -45,7 +59,30 @@ impl<'a> Page<'a> {
             truncated: false,
             utf8: false,
             text: false,
+            headers: Vec::new(),
             origin: Origin::None,
+        }
+    }
+
+    /// Keeps a response header when it is one of `TERMS_HEADERS` (any
+    /// case); others are passed over. Sources call it for every header.
+    pub fn keep_header(&mut self, name: &str, value: &str) {
+        let Some(known) = TERMS_HEADERS
+            .iter()
+            .find(|k| k.eq_ignore_ascii_case(name.trim()))
+        else {
+            return;
+        };
+        if self.headers.len() < MAX_HEADERS {
+            let mut value = value.trim();
+            if value.len() > MAX_HEADER_BYTES {
+                let mut end = MAX_HEADER_BYTES;
+                while !value.is_char_boundary(end) {
+                    end -= 1;
+                }
+                value = &value[..end];
+            }
+            self.headers.push((known.to_string(), value.to_string()));
         }
     }
 

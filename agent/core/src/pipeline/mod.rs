@@ -39,6 +39,8 @@ pub struct Pipeline {
     added_origins: Vec<(String, Origins)>,
     /// Verdicts carry their occurrences (`count_occurrences`).
     count: bool,
+    /// The block and allow lists of `filters.urls`, loaded.
+    urls: filters::urls::UrlRules,
 }
 
 /// What a labeled set built from a document holds.
@@ -81,6 +83,7 @@ impl Pipeline {
         let added_origins = settings.labels.added_origins()?;
         Ok(Pipeline {
             count: false,
+            urls: filters::urls::UrlRules::load(&settings.filters.urls)?,
             extractor: settings.extractor()?,
             added_origins,
             settings,
@@ -328,6 +331,13 @@ impl Pipeline {
 
     fn judge(&self, page: &Page, labels: &LabeledSets, v: &mut Verdict) {
         let s = &self.settings;
+        // FineWeb's first step, and the cheapest: no byte of the page is read.
+        if let Some(listed) = self.urls.blocked(&page.url) {
+            v.verdict = Kind::Drop;
+            v.reasons.insert(0, Reason::UrlBlocked);
+            v.url_listed = Some(listed);
+            return;
+        }
         if crate::input::decode::looks_binary(&page.body) {
             return v.fail(Reason::BinaryBody, "body is binary, not text");
         }
@@ -341,10 +351,16 @@ impl Pipeline {
         v.words = content.words;
         v.links = content.links;
         v.link_density = filters::link_density(&content);
+        // The first reason to drop a page leads; later ones follow it.
         let drop = |v: &mut Verdict, reason: Reason| {
+            let at = usize::from(v.verdict == Kind::Drop).min(v.reasons.len());
             v.verdict = Kind::Drop;
-            v.reasons.insert(0, reason);
+            v.reasons.insert(at, reason);
         };
+        v.opt_out = filters::opt_out::signals(&page.headers, &analysis.terms, &s.filters.opt_out);
+        if s.filters.opt_out.drops(&v.opt_out) {
+            drop(v, Reason::OptOut);
+        }
         match filters::reject(&analysis, &content, &s.filters) {
             Some(Reason::NoVisibleText) => {
                 drop(v, Reason::NoVisibleText);

@@ -15,6 +15,7 @@ mod analyses;
 mod chart;
 pub mod contamination;
 mod lists;
+pub mod opt_out;
 
 use chart::chart;
 pub use lists::Listed;
@@ -38,6 +39,8 @@ pub struct Report {
     pub lists: Listed,
     /// Items of item sets found, per set and task.
     pub contamination: contamination::Contamination,
+    /// Pages that say they are not to be used for AI training, per site.
+    pub opt_out: opt_out::OptOuts,
 }
 
 /// The report's figures as JSON (`report --json`).
@@ -50,6 +53,7 @@ pub struct Summary<'a> {
     pub languages: &'a BTreeMap<String, u64>,
     pub unreadable_lines: u64,
     pub contamination: Vec<contamination::SetSummary>,
+    pub opt_out: opt_out::Summary,
 }
 
 impl Report {
@@ -67,6 +71,7 @@ impl Report {
             spun: Vec::new(),
             lists: Listed::default(),
             contamination: Default::default(),
+            opt_out: Default::default(),
         }
     }
 
@@ -80,6 +85,7 @@ impl Report {
             languages: &self.languages,
             unreadable_lines: self.unreadable,
             contamination: self.contamination.summary(),
+            opt_out: self.opt_out.summary(),
         }
     }
 
@@ -98,6 +104,7 @@ impl Report {
         self.verdicts += 1;
         self.lists.add(&v);
         self.contamination.add(&v);
+        self.opt_out.add(&v);
         *self
             .kinds
             .entry(v.verdict.clone().unwrap_or_default())
@@ -180,6 +187,7 @@ impl Report {
         lists::neighborhood_table(&mut h, &folded);
         self.lists.flags_section(&mut h);
         self.contamination.section(&mut h);
+        self.opt_out.section(&mut h, esc);
         self.lists.pages_section(&mut h);
         self.styles_section(&mut h);
         self.quilts_section(&mut h);
@@ -233,8 +241,18 @@ mod tests {
         }
         r.add_line(r#"{"type":"site_flag","neighborhood":"x"}"#);
         r.add_line("not json");
+        r.add_line(
+            r#"{"url":"http://art.example/1","site":"art.example","verdict":"drop","reasons":["opt_out"],"opt_out":[{"signal":"noai","from":"meta"},{"signal":"noai","from":"header"},{"signal":"new_kind","from":"meta"}]}"#,
+        );
         let html = r.html();
-        assert_eq!(r.verdicts, 110);
+        assert_eq!(r.verdicts, 111);
+        assert!(html.contains("Opt-out signals") && html.contains("<td>art.example</td>"));
+        let o = r.summary().opt_out;
+        assert_eq!(
+            (o.pages, o.dropped, o.signals["noai"]),
+            (1, 1, 1),
+            "a page once per signal"
+        );
         assert_eq!(r.unreadable, 1);
         assert!(html.contains("<svg"));
         assert!(html.contains("threshold "));

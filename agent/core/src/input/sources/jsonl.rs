@@ -1,5 +1,6 @@
 //! JSONL pages: one JSON object per line,
-//! `{"url": "...", "html": "...", "status": 200, "content_type": "...", "fetched_at": "..."}`
+//! `{"url": "...", "html": "...", "status": 200, "content_type": "...", "fetched_at": "...",
+//! "headers": {"X-Robots-Tag": "noai"}}`
 //! (`url` and `html` required), or with `text` instead of `html`: text
 //! extracted already (each line a paragraph), judged as it is, so that the
 //! corpus rule sets run on any extracted text. A line that is not such an object becomes an
@@ -26,6 +27,18 @@ pub struct JsonPage {
     pub content_type: Option<String>,
     #[serde(default)]
     pub fetched_at: Option<String>,
+    /// The page's HTTP response headers, `{"name": "value"}` (a list of
+    /// values for a repeated header); those of `TERMS_HEADERS` are kept.
+    #[serde(default)]
+    pub headers: Option<std::collections::BTreeMap<String, HeaderValue>>,
+}
+
+/// A header's value in a JSON page: one, or one per occurrence.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub enum HeaderValue {
+    One(String),
+    Many(Vec<String>),
 }
 
 pub struct JsonlSource {
@@ -158,6 +171,12 @@ pub fn page_from_json(bytes: &[u8], origin: Origin, max_page_bytes: usize, what:
             // A JSON string is Unicode: the page's declared charset no longer applies.
             page.utf8 = true;
             page.text = text;
+            for (name, value) in p.headers.iter().flatten() {
+                match value {
+                    HeaderValue::One(v) => page.keep_header(name, v),
+                    HeaderValue::Many(vs) => vs.iter().for_each(|v| page.keep_header(name, v)),
+                }
+            }
             Input::Page(page)
         }
         Err(e) => Input::Broken(Broken {

@@ -95,6 +95,9 @@ pub fn http_page(
     page.status = Some(status.unwrap_or(0));
     page.content_type = content_type.map(Into::into);
     page.truncated = truncated;
+    for h in response.headers.iter() {
+        page.keep_header(h.name, &String::from_utf8_lossy(h.value));
+    }
     Ok(Some(page))
 }
 

@@ -3,9 +3,11 @@
 //! Two forms:
 //! - the body is the page's bytes, with `X-Crawlsieve-Url` (required),
 //!   `Content-Type` (the page's, charset included), and optionally
-//!   `X-Crawlsieve-Status`, `X-Crawlsieve-Fetched-At`, `X-Crawlsieve-Id`;
+//!   `X-Crawlsieve-Status`, `X-Crawlsieve-Fetched-At`, `X-Crawlsieve-Id`,
+//!   and the page's own headers that state its terms of use, forwarded as
+//!   the site sent them (`X-Robots-Tag`, `tdm-reservation`, `tdm-policy`);
 //! - `Content-Type: application/json` with an envelope
-//!   `{"url", "html", "status", "content_type", "fetched_at"}` (the JSONL page form).
+//!   `{"url", "html", "status", "content_type", "fetched_at", "headers"}` (the JSONL page form).
 //!
 //! Answers: `200` with the verdict once every sink accepted it (the page is
 //! acknowledged); `503` with `Retry-After` when the agent is saturated or a
@@ -134,6 +136,11 @@ fn parse(agent: &Agent, headers: &HeaderMap, body: Bytes) -> Result<Input, Strin
         }
     };
     page.truncated = truncated;
+    for (name, value) in headers {
+        if let Ok(value) = value.to_str() {
+            page.keep_header(name.as_str(), value);
+        }
+    }
     Ok(Input::Page(page))
 }
 
