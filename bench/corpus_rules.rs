@@ -52,8 +52,10 @@ fn main() -> anyhow::Result<()> {
             Pipeline::new(s)
         })
         .collect::<anyhow::Result<_>>()?;
+    // `text` as a third argument: part 2 alone (for a profiler).
+    let text_only = args.get(2).is_some_and(|a| a == "text");
     let mut times = vec![Vec::new(); variants.len()];
-    for _ in 0..rounds {
+    for _ in 0..if text_only { 0 } else { rounds } {
         for (i, p) in pipelines.iter().enumerate() {
             let t = Instant::now();
             for page in &pages {
@@ -66,9 +68,13 @@ fn main() -> anyhow::Result<()> {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let base = median(&mut times[0].clone());
+    let base = if text_only {
+        1.0
+    } else {
+        median(&mut times[0].clone())
+    };
     println!("1. the default pipeline, median of {rounds} interleaved rounds (min–max)");
-    for (i, (name, _)) in variants.iter().enumerate() {
+    for (i, (name, _)) in variants.iter().enumerate().filter(|_| !text_only) {
         let (lo, hi) = (
             times[i].iter().cloned().fold(f64::MAX, f64::min),
             times[i].iter().cloned().fold(0.0, f64::max),
@@ -91,6 +97,20 @@ fn main() -> anyhow::Result<()> {
     println!(
         "2. text alone: {} texts, {text_mb:.1} MB; best of {rounds}",
         texts.len()
+    );
+    let mut best = f64::MAX;
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for text in &texts {
+            std::hint::black_box(filters::words::words(text));
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "   {:18} {best:.3} s  {:.0} MB/s  {:.1} µs a text",
+        "(words alone)",
+        text_mb / best,
+        best * 1e6 / texts.len() as f64
     );
     for set in RuleSet::ALL {
         let mut s = Settings::defaults().filters;

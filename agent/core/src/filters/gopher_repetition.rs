@@ -54,21 +54,43 @@ impl GopherRepetition {
         )?;
 
         let hashed = Hashed::of(words);
+        // An n-gram occurs no more often than its first m words (m < n): the
+        // most frequent m-gram's count bounds every longer n-gram's, and a
+        // share that bound keeps under its limit needs no count of its own.
+        let mut bound: Option<(usize, u32)> = None;
         for &NGramShare(n, share) in &self.top_n_grams {
-            if words.len() >= n {
-                over(
-                    &format!("top_{n}_gram"),
-                    hashed.top(n) as f64 / length,
-                    share,
-                )?;
+            // A share of 0 turns the rule off: nothing to count.
+            if words.len() < n || share <= 0.0 {
+                continue;
             }
+            if let Some((_, count)) = bound.filter(|&(m, _)| m < n) {
+                let most = (hashed.longest(n) + n - 1) * count as usize;
+                if most as f64 / length <= share {
+                    continue;
+                }
+            }
+            let (chars_times_count, count) = hashed.top(n);
+            if bound.is_none_or(|(m, _)| n < m) {
+                bound = Some((n, count));
+            }
+            over(
+                &format!("top_{n}_gram"),
+                chars_times_count as f64 / length,
+                share,
+            )?;
         }
         // A text with no repeated n-gram has no repeated longer one either.
         let mut none_repeat = false;
         let mut by_n: Vec<_> = self.dup_n_grams.clone();
         by_n.sort_by_key(|g| g.0);
+        let may = by_n.first().map(|g| hashed.may_repeat(g.0));
         for NGramShare(n, share) in by_n {
-            let repeated = if none_repeat { 0 } else { hashed.repeated(n) };
+            let may = may.as_deref().unwrap_or_default();
+            let repeated = if none_repeat {
+                0
+            } else {
+                hashed.repeated(n, may)
+            };
             none_repeat |= repeated == 0;
             over(
                 &format!("duplicated_{n}_n_grams"),
@@ -136,61 +158,128 @@ pub(crate) fn duplicates(elements: &[&str]) -> (usize, usize) {
     (n, chars_)
 }
 
-/// The words as polynomial hashes of their bytes, so that the hash of an
-/// n-gram's concatenation (what datatrove's `"".join` compares) is a few
-/// multiplications, not a new string.
+/// The words' polynomial hashes as prefix sums over the text they make,
+/// joined without a separator (datatrove's `"".join`) and with spaces
+/// (`" ".join`): the hash of any n-gram is then two multiplications, not a
+/// new string nor a loop over its words. `BASE` is odd, so its powers have
+/// inverses modulo 2⁶⁴ and a prefix can be taken off the front.
 struct Hashed {
-    hash: Vec<u64>,
-    /// `BASE` to the word's length in bytes.
-    power: Vec<u64>,
+    /// `joined[k]`: the hash of words `0..k` joined; `joined_pow[k]`: `BASE`
+    /// to their bytes; `joined_inv[k]`: its inverse.
+    joined: Vec<u64>,
+    joined_pow: Vec<u64>,
+    joined_inv: Vec<u64>,
+    /// `spaced_end[k]`: words `0..k` joined by spaces; `spaced_start[k]`:
+    /// the same and the space after word `k - 1` (where word `k` starts).
+    spaced_end: Vec<u64>,
+    spaced_end_pow: Vec<u64>,
+    spaced_start: Vec<u64>,
+    spaced_start_inv: Vec<u64>,
+    /// `chars[k]`: characters of words `0..k`.
     chars: Vec<u32>,
 }
 
 const BASE: u64 = 0x100_0000_01b3;
+/// `BASE`'s inverse modulo 2⁶⁴ (Newton's iteration doubles the correct bits).
+const INV: u64 = {
+    let mut inv = BASE;
+    let mut i = 0;
+    while i < 6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(BASE.wrapping_mul(inv)));
+        i += 1;
+    }
+    inv
+};
+const SPACE: u64 = b' ' as u64 + 1;
 
 impl Hashed {
     fn of(words: &[&str]) -> Hashed {
+        let n = words.len() + 1;
         let mut h = Hashed {
-            hash: Vec::with_capacity(words.len()),
-            power: Vec::with_capacity(words.len()),
-            chars: Vec::with_capacity(words.len()),
+            joined: Vec::with_capacity(n),
+            joined_pow: Vec::with_capacity(n),
+            joined_inv: Vec::with_capacity(n),
+            spaced_end: Vec::with_capacity(n),
+            spaced_end_pow: Vec::with_capacity(n),
+            spaced_start: Vec::with_capacity(n),
+            spaced_start_inv: Vec::with_capacity(n),
+            chars: Vec::with_capacity(n),
         };
+        let (mut j, mut jp, mut ji) = (0u64, 1u64, 1u64);
+        let (mut ss, mut ssp, mut ssi) = (0u64, 1u64, 1u64);
+        let mut c = 0u32;
+        let push = |h: &mut Hashed, v: [u64; 7], c: u32| {
+            h.joined.push(v[0]);
+            h.joined_pow.push(v[1]);
+            h.joined_inv.push(v[2]);
+            h.spaced_end.push(v[3]);
+            h.spaced_end_pow.push(v[4]);
+            h.spaced_start.push(v[5]);
+            h.spaced_start_inv.push(v[6]);
+            h.chars.push(c);
+        };
+        push(&mut h, [0, 1, 1, 0, 1, 0, 1], 0);
         for w in words {
-            let (mut x, mut p) = (0u64, 1u64);
+            let (mut x, mut p, mut ip) = (0u64, 1u64, 1u64);
             for &b in w.as_bytes() {
                 x = x.wrapping_mul(BASE).wrapping_add(b as u64 + 1);
                 p = p.wrapping_mul(BASE);
+                ip = ip.wrapping_mul(INV);
             }
-            h.hash.push(x);
-            h.power.push(p);
-            h.chars.push(chars(w) as u32);
+            j = j.wrapping_mul(p).wrapping_add(x);
+            jp = jp.wrapping_mul(p);
+            ji = ji.wrapping_mul(ip);
+            let se = ss.wrapping_mul(p).wrapping_add(x);
+            let sep = ssp.wrapping_mul(p);
+            ss = se.wrapping_mul(BASE).wrapping_add(SPACE);
+            ssp = sep.wrapping_mul(BASE);
+            ssi = ssi.wrapping_mul(ip).wrapping_mul(INV);
+            c += chars(w) as u32;
+            push(&mut h, [j, jp, ji, se, sep, ss, ssi], c);
         }
         h
+    }
+
+    fn len(&self) -> usize {
+        self.chars.len() - 1
     }
 
     /// The hash of words `i..i + n` concatenated, with `sep` between them
     /// (a space for datatrove's `" ".join`, none for `"".join`).
     fn gram(&self, i: usize, n: usize, sep: bool) -> u64 {
-        let mut x = self.hash[i];
-        for j in i + 1..i + n {
-            if sep {
-                x = x.wrapping_mul(BASE).wrapping_add(b' ' as u64 + 1);
-            }
-            x = x.wrapping_mul(self.power[j]).wrapping_add(self.hash[j]);
+        let e = i + n;
+        if sep {
+            let front = self.spaced_start[i]
+                .wrapping_mul(self.spaced_end_pow[e])
+                .wrapping_mul(self.spaced_start_inv[i]);
+            self.spaced_end[e].wrapping_sub(front)
+        } else {
+            let front = self.joined[i]
+                .wrapping_mul(self.joined_pow[e])
+                .wrapping_mul(self.joined_inv[i]);
+            self.joined[e].wrapping_sub(front)
         }
-        x
     }
 
     fn gram_chars(&self, i: usize, n: usize) -> usize {
-        self.chars[i..i + n].iter().map(|&c| c as usize).sum()
+        (self.chars[i + n] - self.chars[i]) as usize
+    }
+
+    /// The characters of the longest n-gram's words.
+    fn longest(&self, n: usize) -> usize {
+        (0..=self.len() - n)
+            .map(|i| self.gram_chars(i, n))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The most frequent n-gram's characters (words joined by spaces) times
-    /// its count; of equal counts, the first seen (`Counter.most_common`).
-    fn top(&self, n: usize) -> usize {
+    /// its count, and the count; of equal counts, the first seen
+    /// (`Counter.most_common`).
+    fn top(&self, n: usize) -> (usize, u32) {
         let mut counts: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
-        counts.reserve(self.hash.len());
-        for i in 0..=self.hash.len() - n {
+        counts.reserve(self.len());
+        for i in 0..=self.len() - n {
             counts
                 .entry(self.gram(i, n, true))
                 .or_insert((0, i as u32))
@@ -201,17 +290,44 @@ impl Hashed {
             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
             .copied()
             .unwrap_or((0, 0));
-        (self.gram_chars(first as usize, n) + n - 1) * count as usize
+        (
+            (self.gram_chars(first as usize, n) + n - 1) * count as usize,
+            count,
+        )
+    }
+
+    /// The positions whose `m`-gram occurs more than once: the only ones
+    /// where an n-gram (n ≥ m) can have been seen before.
+    fn may_repeat(&self, m: usize) -> Vec<bool> {
+        let mut may = vec![false; self.len()];
+        if self.len() < m {
+            return may;
+        }
+        let mut first: FxHashMap<u64, u32> = FxHashMap::default();
+        first.reserve(self.len());
+        for i in 0..=self.len() - m {
+            match first.entry(self.gram(i, m, false)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    may[*e.get() as usize] = true;
+                    may[i] = true;
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(i as u32);
+                }
+            }
+        }
+        may
     }
 
     /// Characters of the n-grams seen before, a repeat skipping its n words
-    /// (datatrove's `find_all_duplicate`).
-    fn repeated(&self, n: usize) -> usize {
+    /// (datatrove's `find_all_duplicate`). A position `may` rules out holds
+    /// an n-gram no other position has: seen before it cannot be, and
+    /// remembering it changes no later answer, so it is stepped over.
+    fn repeated(&self, n: usize, may: &[bool]) -> usize {
         let mut seen = FxHashSet::default();
-        seen.reserve(self.hash.len());
         let (mut total, mut i) = (0, 0);
-        while i + n <= self.hash.len() {
-            if seen.insert(self.gram(i, n, false)) {
+        while i + n <= self.len() {
+            if !may[i] || seen.insert(self.gram(i, n, false)) {
                 i += 1;
             } else {
                 total += self.gram_chars(i, n);
@@ -251,5 +367,42 @@ mod tests {
         let h = Hashed::of(&["ab", "c", "a", "bc"]);
         assert_eq!(h.gram(0, 2, false), h.gram(2, 2, false));
         assert_ne!(h.gram(0, 2, true), h.gram(2, 2, true));
+    }
+
+    #[test]
+    fn a_gram_hashes_as_its_joined_string_does() {
+        let direct = |s: &str| {
+            s.bytes()
+                .fold(0u64, |x, b| x.wrapping_mul(BASE).wrapping_add(b as u64 + 1))
+        };
+        assert_eq!(BASE.wrapping_mul(INV), 1);
+        let words = ["Wir", "lernen", "é", "", "x", "hier", "und", "dort", "."];
+        let h = Hashed::of(&words);
+        for i in 0..words.len() {
+            for n in 1..=words.len() - i {
+                let w = &words[i..i + n];
+                assert_eq!(h.gram(i, n, false), direct(&w.concat()), "{i} {n}");
+                assert_eq!(h.gram(i, n, true), direct(&w.join(" ")), "{i} {n}");
+                assert_eq!(
+                    h.gram_chars(i, n),
+                    w.iter().map(|w| chars(w)).sum::<usize>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn repeats_are_found_where_they_may_be() {
+        let text = "a b c d e f a b c d e f g a b c d e";
+        let words: Vec<&str> = text.split(' ').collect();
+        let h = Hashed::of(&words);
+        let all = vec![true; words.len()];
+        for n in 1..=6 {
+            assert_eq!(
+                h.repeated(n, &h.may_repeat(n.min(5))),
+                h.repeated(n, &all),
+                "{n}"
+            );
+        }
     }
 }

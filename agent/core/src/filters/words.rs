@@ -22,7 +22,7 @@ pub fn splitlines(text: &str) -> impl Iterator<Item = &str> {
         if rest.is_empty() {
             return None;
         }
-        match rest.char_indices().find(|&(_, c)| is_line_end(c)) {
+        match line_end(rest) {
             None => Some(std::mem::take(&mut rest)),
             Some((at, c)) => {
                 let line = &rest[..at];
@@ -35,6 +35,27 @@ pub fn splitlines(text: &str) -> impl Iterator<Item = &str> {
             }
         }
     })
+}
+
+/// The first line end of `text` and where it is: bytes that cannot start
+/// one (all but `\n`, `\r`, `\x0b`, `\x0c`, `\x1c`–`\x1e` and the lead
+/// bytes of U+0085, U+2028 and U+2029) are passed over without decoding.
+fn line_end(text: &str) -> Option<(usize, char)> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if matches!(c, b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2) {
+            let ch = text[i..].chars().next()?;
+            if is_line_end(ch) {
+                return Some((i, ch));
+            }
+            i += ch.len_utf8();
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 fn is_line_end(c: char) -> bool {
@@ -69,8 +90,25 @@ fn is_mark(c: char) -> bool {
 /// Whether a word is punctuation alone (every character in datatrove's
 /// `PUNCTUATION_SET`).
 pub fn is_symbol(word: &str) -> bool {
-    word.chars().all(|c| SYMBOLS.binary_search(&c).is_ok())
+    word.chars().all(|c| match u32::from(c) {
+        a @ 0..=127 => ASCII_SYMBOLS >> a & 1 == 1,
+        _ => SYMBOLS.binary_search(&c).is_ok(),
+    })
 }
+
+/// The ASCII characters of `SYMBOLS` as bits: a test, not a search, for
+/// most characters.
+const ASCII_SYMBOLS: u128 = {
+    let mut bits = 0u128;
+    let mut i = 0;
+    while i < SYMBOLS.len() {
+        if (SYMBOLS[i] as u32) < 128 {
+            bits |= 1 << (SYMBOLS[i] as u32);
+        }
+        i += 1;
+    }
+    bits
+};
 
 /// Whether a line ends in one of datatrove's terminal punctuation marks.
 pub fn ends_sentence(line: &str) -> bool {

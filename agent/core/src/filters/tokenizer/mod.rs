@@ -45,12 +45,66 @@ fn exceptions() -> &'static FxHashMap<&'static str, Vec<&'static str>> {
 pub fn words(text: &str) -> Vec<&str> {
     let exc = exceptions();
     let mut out = Vec::with_capacity(text.len() / 5 + 1);
-    for span in text.split(is_space).filter(|t| !t.is_empty()) {
+    let mut suffixes = Vec::new();
+    for span in spans(text) {
         let from = out.len();
-        split_span(span, exc, &mut out);
+        split_span(span, exc, &mut out, &mut suffixes);
         merge_specials(span, &mut out, from, exc);
     }
     out
+}
+
+/// The runs of a text between whitespace (Python's `str.isspace`), as
+/// `text.split(is_space)` without the empty ones: ASCII bytes are tested
+/// as bytes, the rest decoded only where they are.
+fn spans(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    // The width of the whitespace character at `i`, 0 when there is none.
+    let space_at = move |i: usize| -> usize {
+        let c = b[i];
+        if c < 0x80 {
+            return usize::from(matches!(c, b'\t'..=b'\r' | b' ' | 0x1c..=0x1f));
+        }
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        if is_space(ch) {
+            ch.len_utf8()
+        } else {
+            0
+        }
+    };
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let w = space_at(i);
+            if w == 0 {
+                break;
+            }
+            i += w;
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let start = i;
+        while i < b.len() {
+            let c = b[i];
+            if c < 0x80 {
+                if matches!(c, b'\t'..=b'\r' | b' ' | 0x1c..=0x1f) {
+                    break;
+                }
+                i += 1;
+            } else if matches!(c, 0xc2 | 0xe1 | 0xe2 | 0xe3) {
+                // Only U+0085, U+00A0 (C2), U+1680 (E1), U+2000–U+205F (E2)
+                // and U+3000 (E3) are spaces beyond ASCII.
+                if space_at(i) > 0 {
+                    break;
+                }
+                i += 1;
+            } else {
+                i += 1;
+            }
+        }
+        Some(&text[start..i])
+    })
 }
 
 /// spaCy's `_split_affixes` and `_attach_tokens` for one span.
@@ -58,6 +112,7 @@ fn split_span<'a>(
     span: &'a str,
     exc: &FxHashMap<&'static str, Vec<&'static str>>,
     out: &mut Vec<&'a str>,
+    suffixes: &mut Vec<&'a str>,
 ) {
     let special = |s: &str| exc.get(s);
     if let Some(words) = special(span) {
@@ -68,7 +123,7 @@ fn split_span<'a>(
         return out.push(span);
     }
     let mut s = span;
-    let mut suffixes: Vec<&'a str> = Vec::new();
+    suffixes.clear();
     let mut last = usize::MAX;
     while !s.is_empty() && s.len() != last {
         // The span itself was looked up above.
@@ -110,7 +165,7 @@ fn split_span<'a>(
             split_infixes(s, out);
         }
     }
-    out.extend(suffixes.into_iter().rev());
+    out.extend(suffixes.drain(..).rev());
 }
 
 /// spaCy's URL pattern, its structure: an optional `scheme://` and
@@ -184,7 +239,8 @@ fn merge_specials<'a>(
     }
     let base = span.as_ptr() as usize;
     let offset = |w: &str| w.as_ptr() as usize - base;
-    let mut merged: Vec<&'a str> = Vec::with_capacity(words.len() - from);
+    // Built only once a run merges: most spans have none.
+    let mut merged: Option<Vec<&'a str>> = None;
     let mut i = from;
     while i < words.len() {
         let mut done = false;
@@ -197,24 +253,31 @@ fn merge_specials<'a>(
                 continue;
             }
             let (a, b) = (offset(first), offset(last) + last.len());
-            if a >= b {
+            // The whole span was looked up first (`split_span`): were it an
+            // exception, its words are those already.
+            if a >= b || (a == 0 && b == span.len()) {
                 continue;
             }
             let joined = &span[a..b];
             if let Some(parts) = exc.get(joined) {
-                merged.extend(parts.iter().copied().map(|w| reuse(joined, w)));
+                let m = merged.get_or_insert_with(|| words[from..i].to_vec());
+                m.extend(parts.iter().copied().map(|w| reuse(joined, w)));
                 i = j;
                 done = true;
                 break;
             }
         }
         if !done {
-            merged.push(words[i]);
+            if let Some(m) = merged.as_mut() {
+                m.push(words[i]);
+            }
             i += 1;
         }
     }
-    words.truncate(from);
-    words.extend(merged);
+    if let Some(m) = merged {
+        words.truncate(from);
+        words.extend(m);
+    }
 }
 
 /// An exception's word as a slice of the span when it is one (nearly
