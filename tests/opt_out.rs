@@ -290,3 +290,81 @@ fn the_agent_reads_the_headers_a_crawler_forwards_with_a_page() {
     let theirs = post(&[("X-Robots-Tag", "otherbot: noai")]);
     assert!(signals(&theirs).is_empty(), "{theirs}");
 }
+
+/// The verdicts an agent wrote to its JSONL sink, once there are `n`.
+fn wait_for_verdicts(dir: &std::path::Path, n: usize) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let text = daemon::complete_lines(&dir.join("verdicts.jsonl"));
+        let vs: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        if vs.len() >= n {
+            return vs;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} of {n} verdicts",
+            vs.len()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn nats_and_kafka_message_headers_carry_the_pages_headers_too() {
+    let page = daemon::real_pages(30)
+        .into_iter()
+        .find(|p| p.len() < 500_000 && !robots_noai(p))
+        .unwrap();
+    let envelope = |url: &str| json!({"url": url, "html": page}).to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let nats = daemon::Nats::start(&dir.path().join("nats")).unwrap();
+    let agent = daemon::Agent::start(&daemon::config_with_nats_source(dir.path(), &nats));
+    let subject = "crawl.pages";
+    nats.publish_with_headers(
+        subject,
+        envelope("http://n.example/1").into(),
+        &[("X-Robots-Tag", "noai")],
+    );
+    nats.publish_with_headers(
+        subject,
+        envelope("http://n.example/2").into(),
+        &[("Server", "x")],
+    );
+    let vs = wait_for_verdicts(dir.path(), 2);
+    let by = |u: &str| vs.iter().find(|v| v["url"] == u).unwrap().clone();
+    assert_eq!(
+        signals(&by("http://n.example/1")),
+        vec![("noai".into(), "header".into())]
+    );
+    assert!(signals(&by("http://n.example/2")).is_empty());
+    drop(agent);
+
+    let dir = tempfile::tempdir().unwrap();
+    let kafka = daemon::Tansu::start(&["pages"]).unwrap();
+    let path = daemon::config(dir.path(), None, "");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[[agent.sources]]\nkind = \"kafka\"\nbrokers = \"{}\"\ntopic = \"pages\"\ngroup = \"g-{}\"\n",
+        kafka.brokers(),
+        daemon::free_port()
+    ));
+    std::fs::write(&path, text).unwrap();
+    let _agent = daemon::Agent::start(&path);
+    let reserved = [
+        ("tdm-reservation", "1"),
+        ("tdm-policy", "https://r.example/p.json"),
+    ];
+    kafka.produce_with_headers("pages", &envelope("http://k.example/1"), &reserved);
+    kafka.produce_with_headers("pages", &envelope("http://k.example/2"), &[]);
+    let vs = wait_for_verdicts(dir.path(), 2);
+    let by = |u: &str| vs.iter().find(|v| v["url"] == u).unwrap().clone();
+    let header = |s: &str| (s.to_string(), "header".to_string());
+    assert_eq!(
+        signals(&by("http://k.example/1")),
+        vec![header("tdm_reservation"), header("tdm_policy")]
+    );
+    assert!(signals(&by("http://k.example/2")).is_empty());
+}

@@ -130,6 +130,29 @@ impl Nats {
         });
     }
 
+    /// Publishes one message with NATS headers (as a crawler would put the
+    /// page's response headers there), stream `PAGES` created when missing.
+    pub fn publish_with_headers(&self, subject: &str, message: Vec<u8>, headers: &[(&str, &str)]) {
+        self.with_jetstream(async |js| {
+            js.get_or_create_stream(async_nats::jetstream::stream::Config {
+                name: "PAGES".into(),
+                subjects: vec![subject.into()],
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+            let mut map = async_nats::HeaderMap::new();
+            for (k, v) in headers {
+                map.append(*k, *v);
+            }
+            js.publish_with_headers(subject.to_string(), map, message.into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        });
+    }
+
     /// The verdict ids in the stream, in stream order.
     pub fn ids(&self, stream: &str) -> Vec<String> {
         self.with_jetstream(async |js| {
@@ -579,6 +602,27 @@ impl Tansu {
                 .map_err(|(e, _)| e)
                 .unwrap();
         }
+        p.flush(Duration::from_secs(30)).unwrap();
+    }
+
+    /// One message with record headers (the page's response headers).
+    pub fn produce_with_headers(&self, topic: &str, payload: &str, headers: &[(&str, &str)]) {
+        use rdkafka::message::{Header, OwnedHeaders};
+        use rdkafka::producer::{BaseRecord, Producer};
+        let p = self.producer("batch.num.messages", "1");
+        let owned = headers.iter().fold(OwnedHeaders::new(), |h, (k, v)| {
+            h.insert(Header {
+                key: k,
+                value: Some(*v),
+            })
+        });
+        p.send(
+            BaseRecord::<(), _>::to(topic)
+                .payload(payload)
+                .headers(owned),
+        )
+        .map_err(|(e, _)| e)
+        .unwrap();
         p.flush(Duration::from_secs(30)).unwrap();
     }
 

@@ -352,3 +352,19 @@ impl<'a> Quiet<'a> {
 fn envelope(bytes: &[u8], origin: Origin, max_page_bytes: usize) -> Input {
     page_from_json(bytes, origin, max_page_bytes, "page envelope")
 }
+
+/// Adds a message's own headers (NATS message headers, Kafka record
+/// headers) to its page: a crawler may send the page's response headers
+/// there rather than in the envelope's `headers`. Those that state the
+/// page's terms of use are kept (`Page::keep_header`).
+fn with_headers<'a>(
+    mut input: Input,
+    headers: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Input {
+    if let Input::Page(page) = &mut input {
+        for (name, value) in headers {
+            page.keep_header(name, &String::from_utf8_lossy(value));
+        }
+    }
+    input
+}

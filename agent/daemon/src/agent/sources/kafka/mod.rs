@@ -8,7 +8,7 @@ mod pump;
 pub use config::Config;
 
 use super::watchdog::Backlog;
-use super::{envelope, supervise, Ended, Run};
+use super::{envelope, supervise, with_headers, Ended, Run};
 use crawlsieve_core::input::page::{Input, Origin};
 use crawlsieve_core::neighborhoods::shards::Place;
 use handover::Handover;
@@ -236,6 +236,11 @@ fn page_at(
         id: format!("kafka:{}:{}:{}", m.topic(), m.partition(), m.offset()),
     };
     let input = envelope(m.payload().unwrap_or_default(), origin, max);
+    let headers = m.headers().into_iter().flat_map(|h| {
+        use rdkafka::message::Headers;
+        h.iter().filter_map(|h| Some((h.key, h.value?)))
+    });
+    let input = with_headers(input, headers);
     let place = Place {
         topic: if **topic == *m.topic() {
             topic.clone()

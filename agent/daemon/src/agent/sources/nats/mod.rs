@@ -5,7 +5,7 @@ mod config;
 pub use config::Config;
 
 use super::watchdog::Backlog;
-use super::{envelope, supervise, Ended, Run};
+use super::{envelope, supervise, with_headers, Ended, Run};
 use crawlsieve_core::input::page::Origin;
 use futures::StreamExt;
 use std::time::Duration;
@@ -81,7 +81,14 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
                         .map(|i| format!("nats:{}", i.stream_sequence))
                         .unwrap_or_default(),
                 };
-                Some((envelope(&m.payload, origin, max), m))
+                let input = envelope(&m.payload, origin, max);
+                let headers = m.headers.iter().flat_map(|h| {
+                    h.iter().flat_map(|(name, values)| {
+                        let name: &str = name.as_ref();
+                        values.iter().map(move |v| (name, v.as_str().as_bytes()))
+                    })
+                });
+                Some((with_headers(input, headers), m))
             }
             Err(e) => {
                 quiet.failed(&e);
