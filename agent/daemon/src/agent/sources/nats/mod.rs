@@ -6,7 +6,7 @@ pub use config::Config;
 
 use super::watchdog::Backlog;
 use super::{envelope, supervise, with_headers, Ended, Run};
-use crawlsieve_core::input::page::Origin;
+use crawlsieve_core::input::page::{Input, Origin};
 use futures::StreamExt;
 use std::time::Duration;
 
@@ -75,20 +75,7 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
         match m {
             Ok(m) => {
                 quiet.ok();
-                let origin = Origin::Ingest {
-                    id: m
-                        .info()
-                        .map(|i| format!("nats:{}", i.stream_sequence))
-                        .unwrap_or_default(),
-                };
-                let input = envelope(&m.payload, origin, max);
-                let headers = m.headers.iter().flat_map(|h| {
-                    h.iter().flat_map(|(name, values)| {
-                        let name: &str = name.as_ref();
-                        values.iter().map(move |v| (name, v.as_str().as_bytes()))
-                    })
-                });
-                Some((with_headers(input, headers), m))
+                Some((page_of(&m, max), m))
             }
             Err(e) => {
                 quiet.failed(&e);
@@ -122,3 +109,22 @@ async fn nats_once(run: Run, cfg: Nats) -> anyhow::Result<Ended> {
 /// A JetStream message is acknowledged by itself; a NATS subject is not
 /// partitioned (its neighborhoods are the agent's).
 impl crate::agent::feed::Token for async_nats::jetstream::Message {}
+
+/// A message as the pipeline takes it: its page envelope, its own headers
+/// added to the page's, its stream sequence for an id.
+fn page_of(m: &async_nats::jetstream::Message, max: usize) -> Input {
+    let origin = Origin::Ingest {
+        id: m
+            .info()
+            .map(|i| format!("nats:{}", i.stream_sequence))
+            .unwrap_or_default(),
+    };
+    let input = envelope(&m.payload, origin, max);
+    let headers = m.headers.iter().flat_map(|h| {
+        h.iter().flat_map(|(name, values)| {
+            let name: &str = name.as_ref();
+            values.iter().map(move |v| (name, v.as_str().as_bytes()))
+        })
+    });
+    with_headers(input, headers)
+}

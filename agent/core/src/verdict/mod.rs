@@ -1,4 +1,15 @@
 //! The verdict: one per page, the only thing sinks see. Schema in docs/verdicts.md.
+//! The parts a verdict carries (`parts.rs`), a verdict stream read back
+//! (`record.rs`) and the site flag, the other output record (`site_flag.rs`),
+//! each in its own file.
+
+mod parts;
+mod record;
+mod site_flag;
+
+pub use parts::{DuplicateOf, ItemMatch, OptOut, RuleFailure, Signal, SignalSource, UrlListed};
+pub use record::{OptOutRecord, OriginRecord, VerdictRecord};
+pub use site_flag::SiteFlag;
 
 use crate::input::page::Origin;
 use serde::{Deserialize, Serialize};
@@ -295,119 +306,6 @@ pub struct Verdict {
     pub minhash: Option<Vec<u32>>,
 }
 
-/// A rule of a corpus rule set that a page failed (`filters.rules`): which,
-/// the value the page had and the limit it crossed, in datatrove's names.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RuleFailure {
-    /// The rule set (`gopher_repetition`, `gopher_quality`, `c4`, `fineweb`).
-    pub set: String,
-    /// The rule, as datatrove names it (`dup_line_frac`, `gopher_short_doc`).
-    pub rule: String,
-    /// Rounded to four places.
-    pub value: f64,
-    pub limit: f64,
-}
-
-impl RuleFailure {
-    /// A failure of `rule` (its set named by whoever runs the set).
-    pub fn new(rule: &str, value: f64, limit: f64) -> RuleFailure {
-        let round = |x: f64| (x * 10_000.0).round() / 10_000.0;
-        RuleFailure {
-            set: String::new(),
-            rule: rule.to_string(),
-            value: round(value),
-            limit,
-        }
-    }
-}
-
-/// A signal a page carries about its use for AI training.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
-pub enum Signal {
-    /// The robots directive `noai`: no use of the page's content for AI.
-    Noai,
-    /// The robots directive `noimageai`: no use of its images for AI.
-    Noimageai,
-    /// TDMRep's `tdm-reservation: 1`: text and data mining rights reserved.
-    TdmReservation,
-    /// TDMRep's `tdm-policy`: where the terms of a licence are (`value`).
-    TdmPolicy,
-}
-
-impl Signal {
-    pub const ALL: [Signal; 4] = [
-        Signal::Noai,
-        Signal::Noimageai,
-        Signal::TdmReservation,
-        Signal::TdmPolicy,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Signal::Noai => "noai",
-            Signal::Noimageai => "noimageai",
-            Signal::TdmReservation => "tdm_reservation",
-            Signal::TdmPolicy => "tdm_policy",
-        }
-    }
-}
-
-/// Where a page said it: its markup or its response headers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SignalSource {
-    Meta,
-    Header,
-}
-
-/// One signal a page carries, and where.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OptOut {
-    pub signal: Signal,
-    pub from: SignalSource,
-    /// The policy's URL (`tdm_policy`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-}
-
-/// The entry of a URL list that matched a page's URL.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UrlListed {
-    /// The list's name: its directory's or file's name (`adult`), or
-    /// `url_words` for the banned words of FineWeb's URL filter.
-    pub list: String,
-    /// What matched: a domain (`example.com`), a URL prefix
-    /// (`example.com/path`), or the banned word.
-    pub entry: String,
-}
-
-/// The first page seen with a page's content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DuplicateOf {
-    pub id: String,
-    pub url: String,
-    /// 1 for the same content; else the estimated Jaccard similarity of
-    /// the two pages' shingles.
-    pub similarity: f64,
-    /// The same normalised content (its SHA-1), not only similar.
-    pub exact: bool,
-    /// The earlier crawl's index it was found in; absent: this crawl's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub previous: Option<String>,
-}
-
-/// An item a page contains: which set, task and item, and how much of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ItemMatch {
-    pub set: String,
-    pub task: String,
-    pub id: String,
-    /// Of the item's grams, the share found on the page in its order (the
-    /// question alone of an item with a long answer is below 1).
-    pub share: f64,
-}
-
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
@@ -480,107 +378,4 @@ impl Verdict {
         self.reasons.push(reason);
         self.error = Some(error.into());
     }
-}
-
-/// A line of a verdict stream read back (by `report` and `annotate-log`):
-/// the fields they need, leniently (unknown fields are ignored, so streams
-/// written by older or newer versions still read).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct VerdictRecord {
-    /// `site_flag` for site-flag events; absent on verdicts.
-    #[serde(rename = "type", default)]
-    pub line_type: Option<String>,
-    #[serde(default)]
-    pub url: String,
-    #[serde(default)]
-    pub site: Option<String>,
-    #[serde(default)]
-    pub verdict: Option<String>,
-    #[serde(default)]
-    pub reasons: Vec<String>,
-    #[serde(default)]
-    pub lang: Option<String>,
-    #[serde(default)]
-    pub contains: Option<f64>,
-    #[serde(default)]
-    pub whole_match: bool,
-    #[serde(default)]
-    pub shingle_contains: Option<f64>,
-    #[serde(default)]
-    pub words: Option<u32>,
-    #[serde(default)]
-    pub labels_version: Option<String>,
-    #[serde(default)]
-    pub origin: Option<OriginRecord>,
-    /// With `output.content` (what `quilts` reads).
-    #[serde(default)]
-    pub content: Option<String>,
-    /// With `output.style_fp` (what `styles` reads).
-    #[serde(default)]
-    pub style_fp: Option<String>,
-    /// Items of item sets the page contains (what the report's contamination reads).
-    #[serde(default)]
-    pub items: Vec<ItemMatch>,
-    #[serde(default)]
-    pub items_found: u32,
-    /// Why an `error` verdict's page could not be judged.
-    #[serde(default)]
-    pub error: Option<String>,
-    /// The page's opt-out signals (what the report counts per site).
-    #[serde(default)]
-    pub opt_out: Vec<OptOutRecord>,
-}
-
-/// An opt-out signal read back, by name (a newer version's signals read too).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct OptOutRecord {
-    pub signal: String,
-    #[serde(default)]
-    pub from: String,
-}
-
-/// Where a verdict's page came from, read back (the fields `cdx` joins on).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct OriginRecord {
-    pub kind: String,
-    #[serde(default)]
-    pub file: Option<String>,
-    #[serde(default)]
-    pub offset: Option<u64>,
-}
-
-impl VerdictRecord {
-    /// A verdict (not a site flag or another event).
-    pub fn is_verdict(&self) -> bool {
-        self.line_type.is_none() && self.verdict.is_some()
-    }
-
-    /// What the page adds to its neighborhoods ([`contribution`]).
-    pub fn contribution(&self) -> Option<f64> {
-        let copied = self.whole_match
-            || self
-                .reasons
-                .iter()
-                .any(|r| Reason::COPY.iter().any(|c| c.as_str() == r));
-        contribution(copied, self.contains, self.shingle_contains)
-    }
-}
-
-/// A neighborhood became bad, or recovered: the other output record beside
-/// verdicts (neighborhoods make it; sinks write it; the crawl log and the
-/// report read it back).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
-pub struct SiteFlag {
-    /// Always `site_flag` (tells these lines from verdicts in a JSONL stream).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `host/path/` for a path prefix, the registered domain for a domain.
-    pub neighborhood: String,
-    /// `bad` or `recovered`.
-    pub state: String,
-    pub badness: f64,
-    pub pages: u32,
-    pub threshold: f64,
-    /// RFC 3339, UTC.
-    pub at: String,
 }
