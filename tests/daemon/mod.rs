@@ -19,6 +19,17 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The stream `PAGES` on `subject`, created when missing (a crawler's side).
+async fn pages_stream(js: &async_nats::jetstream::Context, subject: &str) {
+    js.get_or_create_stream(async_nats::jetstream::stream::Config {
+        name: "PAGES".into(),
+        subjects: vec![subject.into()],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+}
+
 pub struct Nats {
     pub child: Option<Child>,
     pub port: u16,
@@ -113,13 +124,7 @@ impl Nats {
     /// stream `PAGES` on it when missing), each acknowledged by JetStream.
     pub fn publish_pages(&self, subject: &str, messages: impl IntoIterator<Item = Vec<u8>>) {
         self.with_jetstream(async |js| {
-            js.get_or_create_stream(async_nats::jetstream::stream::Config {
-                name: "PAGES".into(),
-                subjects: vec![subject.into()],
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+            pages_stream(&js, subject).await;
             for m in messages {
                 js.publish(subject.to_string(), m.into())
                     .await
@@ -134,13 +139,7 @@ impl Nats {
     /// page's response headers there), stream `PAGES` created when missing.
     pub fn publish_with_headers(&self, subject: &str, message: Vec<u8>, headers: &[(&str, &str)]) {
         self.with_jetstream(async |js| {
-            js.get_or_create_stream(async_nats::jetstream::stream::Config {
-                name: "PAGES".into(),
-                subjects: vec![subject.into()],
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+            pages_stream(&js, subject).await;
             let mut map = async_nats::HeaderMap::new();
             for (k, v) in headers {
                 map.append(*k, *v);

@@ -373,14 +373,21 @@ impl State {
         let (Some(name), Some(content)) = (m.name.as_deref(), m.content.as_deref()) else {
             return;
         };
-        let name = name.trim().to_ascii_lowercase();
-        let tdm = matches!(name.as_str(), "tdm-reservation" | "tdm-policy");
-        let lower = content.to_ascii_lowercase();
-        if self.terms.len() < MAX_TERMS
-            && (tdm || lower.contains("noai") || lower.contains("noimageai"))
-        {
+        // Every <meta> of every page comes here: nothing is allocated for
+        // the many that state no terms.
+        let name = name.trim();
+        let tdm = ["tdm-reservation", "tdm-policy"]
+            .iter()
+            .any(|t| name.eq_ignore_ascii_case(t));
+        let names = |word: &[u8]| {
+            content
+                .as_bytes()
+                .windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word))
+        };
+        if self.terms.len() < MAX_TERMS && (tdm || names(b"noai") || names(b"noimageai")) {
             let content: String = content.trim().chars().take(2048).collect();
-            self.terms.push((name, content));
+            self.terms.push((name.to_ascii_lowercase(), content));
         }
     }
 
