@@ -171,7 +171,7 @@ def test_the_verdict_schema_has_every_field_of_the_verdict(repo):
     import re
     from crawlsieve.spark import VERDICT_DDL
 
-    src = (repo / "agent" / "core" / "src" / "verdict.rs").read_text()
+    src = (repo / "agent" / "core" / "src" / "verdict" / "mod.rs").read_text()
     body = src[src.index("pub struct Verdict {"):]
     body = body[:body.index("\n}\n")]
     fields, skipped = [], False
