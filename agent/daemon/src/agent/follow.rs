@@ -2,8 +2,11 @@
 //! new versions by delta, verify, build off the hot path, swap atomically.
 //!
 //! Runs on its own thread with its own small async runtime, so the pipeline
-//! threads never wait on the network. For each set it keeps the current
-//! file in `cache_dir` (a delta applies to it; a restart starts from it).
+//! threads never wait on the network. For each set it holds the current
+//! file's bytes in memory (a delta applies to them, and the result is
+//! verified and built once) and a copy in `cache_dir` (a restart starts from
+//! it; a copy that could not be written costs the next start a full download,
+//! not the next delta).
 //! Whatever goes wrong — hub down, truncated download, bad signature, a delta
 //! that does not produce what it claims — the current set stays in use, the
 //! reason is logged and counted, and the follower retries with backoff
@@ -17,9 +20,10 @@ use crawlsieve_core::labels::protocol::{paths, SetInfo};
 use crawlsieve_core::labels::{delta, LabeledSet, LabelsHandle};
 use crawlsieve_core::settings::HubFollowSettings;
 use ed25519_dalek::VerifyingKey;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the follower did, for logs and metrics.
@@ -48,6 +52,8 @@ struct Ctx {
     labels: LabelsHandle,
     stats: Arc<FollowStats>,
     wait: u64,
+    /// Each set's installed file, the base its next delta applies to.
+    installed: Mutex<HashMap<String, Arc<Vec<u8>>>>,
 }
 
 /// Starts following. Returns once every set has a verified version installed
@@ -81,6 +87,7 @@ pub fn start(
         labels,
         stats: stats.clone(),
         wait: settings.wait_seconds,
+        installed: Mutex::default(),
     });
     let sets = settings.sets.clone();
     let start_timeout = Duration::from_secs(settings.start_timeout_seconds);
@@ -140,33 +147,70 @@ impl Ctx {
     /// Verifies `bytes` as set `name`, builds it (on a blocking thread),
     /// caches the file and swaps it in. Returns its version.
     async fn install(&self, name: &str, bytes: Vec<u8>) -> Result<u64, Refused> {
-        let public = self.public;
-        let expected = name.to_string();
-        let (set, bytes) = tokio::task::spawn_blocking(move || -> Result<_, Refused> {
-            let file = SetFile::open(&bytes, &public).map_err(|e| Refused(e.to_string()))?;
-            if file.header.name != expected {
-                return Err(Refused(format!(
-                    "file is set `{}`, expected `{expected}`",
-                    file.header.name
-                )));
-            }
-            let set = LabeledSet::from_file(&file).map_err(|e| Refused(e.to_string()))?;
-            Ok((set, bytes))
+        let (public, expected) = (self.public, name.to_string());
+        let (set, bytes) = tokio::task::spawn_blocking(move || build(&expected, bytes, &public))
+            .await
+            .map_err(|e| Refused(e.to_string()))??;
+        self.swap_in(name, set, bytes)
+    }
+
+    /// Applies `delta` to the installed file of set `name`, then verifies and
+    /// builds the result, all on one blocking thread: the old file is read
+    /// from memory, the new one parsed once. Returns its version.
+    async fn install_delta(&self, name: &str, delta: Vec<u8>) -> Result<u64, Refused> {
+        let current = self
+            .installed
+            .lock()
+            .expect("installed files")
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Refused("no installed version to apply a delta to".into()))?;
+        let (public, expected) = (self.public, name.to_string());
+        let (set, bytes) = tokio::task::spawn_blocking(move || {
+            let file = SetFile::parse(&current).map_err(|e| Refused(e.to_string()))?;
+            let (next, _) = delta::apply(&file, &delta).map_err(|e| Refused(e.to_string()))?;
+            build(&expected, next, &public)
         })
         .await
         .map_err(|e| Refused(e.to_string()))??;
+        self.swap_in(name, set, bytes)
+    }
+
+    /// Puts a built set in use, remembers its file as the next delta's
+    /// base, and caches a copy for the next start.
+    fn swap_in(&self, name: &str, set: LabeledSet, bytes: Vec<u8>) -> Result<u64, Refused> {
         let version = set.number;
-        let path = self.cache_path(name);
-        if let Err(e) = crawlsieve_core::durable::replace(&path, &bytes, true) {
+        if let Err(e) = crawlsieve_core::durable::replace(&self.cache_path(name), &bytes, true) {
             tracing::warn!(set = name, error = %e, "could not cache the labeled set");
         }
         self.labels
             .replace_set(Arc::new(set))
             .map_err(|e| Refused(e.to_string()))?;
+        self.installed
+            .lock()
+            .expect("installed files")
+            .insert(name.to_string(), Arc::new(bytes));
         self.stats.updates.fetch_add(1, Ordering::Relaxed);
         tracing::info!(set = name, version, "labeled set swapped in");
         Ok(version)
     }
+}
+
+/// Verifies `bytes` as a file of set `expected` and builds the set.
+fn build(
+    expected: &str,
+    bytes: Vec<u8>,
+    public: &VerifyingKey,
+) -> Result<(LabeledSet, Vec<u8>), Refused> {
+    let file = SetFile::open(&bytes, public).map_err(|e| Refused(e.to_string()))?;
+    if file.header.name != expected {
+        return Err(Refused(format!(
+            "file is set `{}`, expected `{expected}`",
+            file.header.name
+        )));
+    }
+    let set = LabeledSet::from_file(&file).map_err(|e| Refused(e.to_string()))?;
+    Ok((set, bytes))
 }
 
 /// A download that was refused (it stays unused; the current set stays).
@@ -259,25 +303,18 @@ async fn update(ctx: &Ctx, name: &str, current: Option<u64>) -> anyhow::Result<u
 }
 
 async fn apply_delta(ctx: &Ctx, name: &str, from: u64, to: u64) -> anyhow::Result<u64> {
-    let delta_bytes = ctx
+    let delta = ctx
         .bytes(&paths::delta(name, from, to))
         .await
         .inspect_err(|_| {
             ctx.stats.fetch_errors.fetch_add(1, Ordering::Relaxed);
         })?;
-    let current = tokio::fs::read(ctx.cache_path(name)).await?;
-    let next = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<u8>> {
-        let file = SetFile::parse(&current)?;
-        Ok(delta::apply(&file, &delta_bytes)?.0)
-    })
-    .await?
-    .inspect_err(|_| {
-        ctx.stats.refused.fetch_add(1, Ordering::Relaxed);
-    })?;
-    ctx.install(name, next).await.map_err(|Refused(why)| {
-        ctx.stats.refused.fetch_add(1, Ordering::Relaxed);
-        anyhow::anyhow!("set `{name}` refused: {why}")
-    })
+    ctx.install_delta(name, delta)
+        .await
+        .map_err(|Refused(why)| {
+            ctx.stats.refused.fetch_add(1, Ordering::Relaxed);
+            anyhow::anyhow!("set `{name}`: delta refused: {why}")
+        })
 }
 
 /// Follows set `name` forever: long-poll for a newer version, then update.

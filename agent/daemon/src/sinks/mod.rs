@@ -3,19 +3,18 @@
 //! `output`.)
 //!
 //! Each sink is a component: a folder with its `config.rs` (the keys of its
-//! `[[agent.sinks]]` entry and how they build it) and its `sink.rs` (the
-//! [`Sink`] it builds). The components are listed once, in [`SinkConfig`]: a
-//! new sink is a new folder, a variant there and its arm in
-//! [`SinkConfig::build`] (docs/architecture.md, "Adding a sink").
+//! `[[agent.sinks]]` entry, and the [`Component`] that builds it) and its
+//! `sink.rs` (the [`Sink`] it builds). The components are listed once, in the
+//! `components!` list below, which makes the modules, the variants of
+//! [`SinkConfig`] and the arms of [`SinkConfig::build`]: a new sink is a new
+//! folder and one line there (docs/architecture.md, "Adding a sink").
 
-pub mod jsonl;
-pub mod kafka;
-pub mod nats;
 pub mod spool;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use spool::{Spool, SpoolSettings, Spooled, SyncPolicy};
+use std::future::Future;
 use std::sync::Arc;
 
 /// A destination for the agent's messages (verdicts and site flags).
@@ -67,28 +66,45 @@ pub struct Health<'a> {
     pub duplicates: Option<u64>,
 }
 
-/// One `[[agent.sinks]]` entry: `kind` names the component, the other keys
-/// are its own.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum SinkConfig {
-    /// JSON lines, rotated by size.
-    Jsonl(jsonl::Config),
-    /// NATS JetStream: message id = verdict id, so the stream de-duplicates retries.
-    Nats(nats::Config),
-    /// Kafka: key = site, one site's verdicts in one partition, in order.
-    Kafka(kafka::Config),
+/// What a sink's `[[agent.sinks]]` entry is: its keys, which build the sink.
+pub trait Component {
+    /// Builds the sink; a mistake names its key (`agent.sinks[2].path`).
+    fn build(&self, at: &Place<'_>) -> impl Future<Output = anyhow::Result<Arc<dyn Sink>>> + Send;
 }
 
-impl SinkConfig {
-    /// Builds the sink; a mistake names its key (`agent.sinks[2].path`).
-    pub async fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
-        Ok(match self {
-            SinkConfig::Jsonl(c) => c.build(at)?,
-            SinkConfig::Nats(c) => c.build(at).await?,
-            SinkConfig::Kafka(c) => c.build(at)?,
-        })
-    }
+/// Lists the sink components, `module => Variant` (the variant's snake-case
+/// name is the entry's `kind`): the modules, the [`SinkConfig`] enum and its
+/// `build` are made from the list, so that it is the one place a sink is named.
+macro_rules! components {
+    ($($(#[$doc:meta])* $module:ident => $variant:ident,)+) => {
+        $(pub mod $module;)+
+
+        /// One `[[agent.sinks]]` entry: `kind` names the component, the other
+        /// keys are its own.
+        #[derive(Debug, Clone, Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum SinkConfig {
+            $($(#[$doc])* $variant($module::Config),)+
+        }
+
+        impl SinkConfig {
+            /// Builds the sink; a mistake names its key (`agent.sinks[2].path`).
+            pub async fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
+                match self {
+                    $(SinkConfig::$variant(c) => c.build(at).await,)+
+                }
+            }
+        }
+    };
+}
+
+components! {
+    /// JSON lines, rotated by size.
+    jsonl => Jsonl,
+    /// NATS JetStream: message id = verdict id, so the stream de-duplicates retries.
+    nats => Nats,
+    /// Kafka: key = site, one site's verdicts in one partition, in order.
+    kafka => Kafka,
 }
 
 /// Where a sink is built: its place in `agent.sinks` (its key in errors, its

@@ -21,6 +21,7 @@ mod ship;
 
 use super::config::CountsSettings;
 use crate::auth::Token;
+use crate::hub_client::HubClient;
 use batcher::Batcher;
 use crawlsieve_core::crawl::discovery::count::Counter;
 use crawlsieve_core::fingerprints::chunks::Hash;
@@ -263,15 +264,10 @@ fn destination(
         .or(hub.and_then(|h| h.ca_file.as_deref()));
     tracing::info!(set = %s.set, %agent, hub = %base, "counting the pages judged for the hub");
     Ok(Destination::Hub(ToHub {
-        client: crate::tls::client(ca_file)?
-            .timeout(Duration::from_secs(120))
-            .build()?,
-        url: format!(
-            "{}{}",
-            base.trim_end_matches('/'),
-            crawlsieve_core::labels::protocol::paths::counts(&s.set)
-        ),
-        token,
+        hub: HubClient::new(base, Some(token), ca_file, |b| {
+            b.timeout(Duration::from_secs(120))
+        })?,
+        set: s.set.clone(),
         agent: agent.to_string(),
     }))
 }

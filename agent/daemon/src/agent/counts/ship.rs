@@ -4,7 +4,8 @@
 use super::kafka::ToKafka;
 use super::{outbox_batches, CountStats, Sent};
 use crate::backoff::Backoff;
-use crawlsieve_core::labels::protocol::{CountsReceipt, AGENT_HEADER, BATCH_HEADER};
+use crate::hub_client::HubClient;
+use crawlsieve_core::labels::protocol::CountsReceipt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -17,11 +18,11 @@ pub(super) enum Destination {
     Kafka(ToKafka),
 }
 
-/// The hub's count endpoint, and who the agent is there.
+/// The hub (its client holds the count token), the set counted, and who
+/// the agent is there.
 pub(super) struct ToHub {
-    pub client: reqwest::Client,
-    pub url: String,
-    pub token: crate::auth::Token,
+    pub hub: HubClient,
+    pub set: String,
     pub agent: String,
 }
 
@@ -93,17 +94,10 @@ fn settle(outbox: &Path, n: u64, path: &Path, sent: Sent, stats: &CountStats) {
 impl ToHub {
     async fn send(&self, batch: u64, path: &Path) -> anyhow::Result<Sent> {
         let body = tokio::fs::read(path).await?;
-        let resp = self
-            .client
-            .post(&self.url)
-            .bearer_auth(self.token.secret())
-            .header(AGENT_HEADER, &self.agent)
-            .header(BATCH_HEADER, batch.to_string())
-            .body(body)
-            .send()
+        let (status, text) = self
+            .hub
+            .post_counts(&self.set, &self.agent, batch, body)
             .await?;
-        let status = resp.status();
-        let text = resp.text().await.unwrap_or_default();
         match status.as_u16() {
             200 | 201 => {
                 let receipt: CountsReceipt = serde_json::from_str(&text)
@@ -115,7 +109,12 @@ impl ToHub {
                 })
             }
             400 | 413 => Ok(Sent::Refused(format!("{status}: {}", text.trim()))),
-            _ => anyhow::bail!("POST {}: {status}: {}", self.url, text.trim()),
+            _ => anyhow::bail!(
+                "POST {}{}: {status}: {}",
+                self.hub.base(),
+                crawlsieve_core::labels::protocol::paths::counts(&self.set),
+                text.trim()
+            ),
         }
     }
 }

@@ -1,5 +1,5 @@
 use super::RotatingJsonl;
-use crate::sinks::{Place, Sink};
+use crate::sinks::{Component, Place, Sink};
 use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,9 +17,9 @@ fn default_rotate() -> u64 {
     256 << 20
 }
 
-impl Config {
+impl Component for Config {
     /// Opens the file; a path it cannot open fails at start-up, naming its key.
-    pub fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
+    async fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
         let sink = RotatingJsonl::open(self.path.clone(), self.rotate_bytes).map_err(|e| {
             anyhow::anyhow!(
                 "configuration: key `agent.sinks[{}].path`: {}: {e:#} (relative paths are from the working directory)",

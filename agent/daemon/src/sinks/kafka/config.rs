@@ -1,5 +1,5 @@
 use super::KafkaSink;
-use crate::sinks::{Place, Sink};
+use crate::sinks::{Component, Place, Sink};
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,8 +26,8 @@ fn default_true() -> bool {
     true
 }
 
-impl Config {
-    pub fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
+impl Component for Config {
+    async fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
         let name = at.name("kafka");
         let spool = at.open_spool(&name)?;
         let sink = KafkaSink::start(

@@ -1,5 +1,5 @@
 use super::NatsSink;
-use crate::sinks::{Place, Sink};
+use crate::sinks::{Component, Place, Sink};
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,8 +38,8 @@ fn default_dedup_s() -> u64 {
     600
 }
 
-impl Config {
-    pub async fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
+impl Component for Config {
+    async fn build(&self, at: &Place<'_>) -> anyhow::Result<Arc<dyn Sink>> {
         let name = at.name("nats");
         let spool = at.open_spool(&name)?;
         let sink = NatsSink::start(
