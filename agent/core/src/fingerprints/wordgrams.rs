@@ -33,55 +33,105 @@ const P: u64 = 0x9e37_79b9_7f4a_7c15;
 /// The word hashes of `text`, appended to `out` (`buf` is scratch space).
 ///
 /// Every word of a page's whole text is hashed, so the common case is read
-/// a byte at a time and folded as it is read: ASCII, and the letters below
-/// U+0900 (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic) whose
-/// normalised form is one letter ([`folded`]). Any other stretch, up to the
-/// next ASCII separator (always a word boundary), takes the
-/// specification's path: [`words`], then [`normalise`] a word.
+/// eight bytes at a time where they are ASCII letters and digits
+/// ([`alnum_prefix`]), else a byte at a time, and folded as it is read:
+/// ASCII, and the letters below U+0900 (Latin, Greek, Cyrillic, Armenian,
+/// Hebrew, Arabic) whose normalised form is one letter ([`folded`]). Any
+/// other stretch, up to the next ASCII separator (always a word boundary),
+/// takes the specification's path: [`words`], then [`normalise`] a word.
 pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
-    let (bytes, table) = (text.as_bytes(), folded());
-    let mut word = [0u8; 128];
+    let bytes = text.as_bytes();
+    // Room for an eight-byte store past the longest word kept.
+    let mut word = [0u8; LONGEST + 8];
     let mut i = 0;
     while i < bytes.len() {
-        let start = i;
-        let (mut len, mut slow) = (0, false);
-        while i < bytes.len() {
-            let b = BYTES[bytes[i] as usize];
-            if b == SEPARATOR {
-                break;
-            }
-            if b != NOT_ASCII {
-                if let Some(w) = word.get_mut(len) {
-                    *w = b;
-                }
-                (len, i) = (len + 1, i + 1);
-                continue;
-            }
-            let c = text[i..].chars().next().expect("a character starts here");
-            match table.get(c as usize).copied().unwrap_or(SLOW) {
-                SEP => break,
-                SLOW => {
-                    slow = true;
-                    break;
-                }
-                f => {
-                    let f = char::from_u32(u32::from(f)).expect("a folded letter");
-                    if len + f.len_utf8() <= word.len() {
-                        f.encode_utf8(&mut word[len..]);
-                    }
-                    (len, i) = (len + f.len_utf8(), i + c.len_utf8());
-                }
-            }
+        if BYTES[bytes[i] as usize] == SEPARATOR {
+            i += 1;
+            continue;
         }
-        if slow || len > word.len() {
+        let start = i;
+        let (len, end, slow) = fold_word(text, i, &mut word);
+        i = end;
+        if slow || len > LONGEST {
             i = any_script(text, start, buf, out);
         } else if len > 0 {
             out.push(xxh3_64(&word[..len]));
         } else {
-            // A separator: one byte of ASCII, or one character.
+            // A separator that is not ASCII: one character.
             i += text[i..].chars().next().map_or(1, char::len_utf8);
         }
     }
+}
+
+/// The longest word folded in place; a longer one takes the specification's path.
+const LONGEST: usize = 128;
+
+/// Folds the word of `text` that starts at `i` into `word`: its length (past
+/// [`LONGEST`]: too long to keep), where it ends, and whether it holds a
+/// character only the specification's path can fold.
+#[inline]
+fn fold_word(text: &str, mut i: usize, word: &mut [u8; LONGEST + 8]) -> (usize, usize, bool) {
+    let (bytes, table) = (text.as_bytes(), folded());
+    let mut len = 0;
+    while i < bytes.len() {
+        if len <= LONGEST {
+            if let Some(eight) = bytes.get(i..i + 8) {
+                let eight = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
+                let k = alnum_prefix(eight);
+                if k > 0 {
+                    // Letters and digits lower-cased: `| 0x20` is both.
+                    word[len..len + 8].copy_from_slice(&(eight | LOWER).to_le_bytes());
+                    (len, i) = (len + k, i + k);
+                    if k == 8 {
+                        continue;
+                    }
+                }
+            }
+        }
+        let Some(&byte) = bytes.get(i) else { break };
+        let b = BYTES[byte as usize];
+        if b == SEPARATOR {
+            break;
+        }
+        if b != NOT_ASCII {
+            if let Some(w) = word.get_mut(len) {
+                *w = b;
+            }
+            (len, i) = (len + 1, i + 1);
+            continue;
+        }
+        let c = text[i..].chars().next().expect("a character starts here");
+        match table.get(c as usize).copied().unwrap_or(SLOW) {
+            SEP => break,
+            SLOW => return (len, i, true),
+            f => {
+                let f = char::from_u32(u32::from(f)).expect("a folded letter");
+                if len + f.len_utf8() <= LONGEST {
+                    f.encode_utf8(&mut word[len..]);
+                }
+                (len, i) = (len + f.len_utf8(), i + c.len_utf8());
+            }
+        }
+    }
+    (len, i, false)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const LOWER: u64 = 0x2020_2020_2020_2020;
+
+/// How many of the eight bytes of `x` (little-endian: the first byte is the
+/// lowest), from the first, are ASCII letters or digits. Each byte is
+/// compared by carry-free additions (SWAR): `x + (0x80 − lo)` has its top
+/// bit set when `x ≥ lo`, `x + (0x7F − hi)` when `x > hi`.
+#[inline]
+fn alnum_prefix(x: u64) -> usize {
+    let seven = x & !HIGH;
+    let within = |v: u64, lo: u64, hi: u64| (v + ONES * (0x80 - lo)) & !(v + ONES * (0x7F - hi));
+    let digits = within(seven, b'0' as u64, b'9' as u64);
+    let letters = within(seven | LOWER, b'a' as u64, b'z' as u64);
+    let alnum = (digits | letters) & !x & HIGH;
+    ((!alnum & HIGH).trailing_zeros() / 8) as usize
 }
 
 /// A byte's part in a word: an ASCII letter or digit stands for itself
@@ -271,6 +321,41 @@ mod tests {
                 words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
             });
             assert_eq!(fast, slow, "{text:?}");
+        }
+        // Every ASCII byte, in words of every length about the eight-byte
+        // reads and the longest word kept, at every alignment.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..4000 {
+            let len = (next() % 300) as usize;
+            let text: String = (0..len)
+                .map(|_| match next() % 8 {
+                    0 => char::from((next() % 128) as u8),
+                    1 if round % 3 == 0 => 'é',
+                    2 => ' ',
+                    _ => char::from(b"aZ09@[`{/:mQ"[(next() % 12) as usize]),
+                })
+                .collect();
+            let words_long = format!(
+                "{} {} {}",
+                "x".repeat(round % 140),
+                "Y9".repeat(round % 70),
+                text
+            );
+            for text in [text, words_long] {
+                let (mut fast, mut slow, mut buf) = (Vec::new(), Vec::new(), String::new());
+                word_hashes(&text, &mut buf, &mut fast);
+                words(&text, |w| {
+                    normalise(w, &mut buf);
+                    words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
+                });
+                assert_eq!(fast, slow, "{text:?}");
+            }
         }
         // Every character of the table, alone and run together with its
         // neighbours and with ASCII, gives the specification's hashes.
