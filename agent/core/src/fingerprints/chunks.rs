@@ -308,13 +308,7 @@ mod tests {
             'ﬁ', 'Ａ', 'Ⅻ', '①', 'İ', 'ŉ', 'ǅ', 'ᾈ', '가', '\u{1100}', '\u{1161}', 'Ω', '\u{2126}',
             '.', '-',
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::fingerprints::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut out = String::new();
         for _ in 0..20_000 {
             let len = (next() % 24) as usize;

@@ -40,7 +40,7 @@ const P: u64 = 0x9e37_79b9_7f4a_7c15;
 /// other stretch, up to the next ASCII separator (always a word boundary),
 /// takes the specification's path: [`words`], then [`normalise`] a word.
 pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
-    let bytes = text.as_bytes();
+    let (bytes, table) = (text.as_bytes(), folded());
     // Room for an eight-byte store past the longest word kept.
     let mut word = [0u8; LONGEST + 8];
     let mut i = 0;
@@ -50,7 +50,7 @@ pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
             continue;
         }
         let start = i;
-        let (len, end, slow) = fold_word(text, i, &mut word);
+        let (len, end, slow) = fold_word(text, i, table, &mut word);
         i = end;
         if slow || len > LONGEST {
             i = any_script(text, start, buf, out);
@@ -66,12 +66,18 @@ pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
 /// The longest word folded in place; a longer one takes the specification's path.
 const LONGEST: usize = 128;
 
-/// Folds the word of `text` that starts at `i` into `word`: its length (past
-/// [`LONGEST`]: too long to keep), where it ends, and whether it holds a
-/// character only the specification's path can fold.
+/// Folds the word of `text` that starts at `i` into `word` (`table`:
+/// [`folded`], looked up once a text): its length (past [`LONGEST`]: too
+/// long to keep), where it ends, and whether it holds a character only the
+/// specification's path can fold.
 #[inline]
-fn fold_word(text: &str, mut i: usize, word: &mut [u8; LONGEST + 8]) -> (usize, usize, bool) {
-    let (bytes, table) = (text.as_bytes(), folded());
+fn fold_word(
+    text: &str,
+    mut i: usize,
+    table: &[u16],
+    word: &mut [u8; LONGEST + 8],
+) -> (usize, usize, bool) {
+    let bytes = text.as_bytes();
     let mut len = 0;
     while i < bytes.len() {
         if len <= LONGEST {
@@ -269,6 +275,23 @@ fn fmix64(mut k: u64) -> u64 {
 mod tests {
     use super::*;
 
+    fn hashes(text: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        word_hashes(text, &mut String::new(), &mut out);
+        out
+    }
+
+    /// The word hashes as the specification says: words, each normalised
+    /// and split again, XXH3 of each.
+    fn by_the_specification(text: &str) -> Vec<u64> {
+        let (mut out, mut buf) = (Vec::new(), String::new());
+        words(text, |w| {
+            normalise(w, &mut buf);
+            words(&buf.clone(), |n| out.push(xxh3_64(n.as_bytes())));
+        });
+        out
+    }
+
     fn all(text: &str, n: usize) -> Vec<u64> {
         let (mut buf, mut w, mut out) = (String::new(), Vec::new(), Vec::new());
         word_hashes(text, &mut buf, &mut w);
@@ -314,23 +337,11 @@ mod tests {
             "A".repeat(70).as_str(),
             "Ä".repeat(70).as_str(),
         ] {
-            let (mut fast, mut slow, mut buf) = (Vec::new(), Vec::new(), String::new());
-            word_hashes(text, &mut buf, &mut fast);
-            words(text, |w| {
-                normalise(w, &mut buf);
-                words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
-            });
-            assert_eq!(fast, slow, "{text:?}");
+            assert_eq!(hashes(text), by_the_specification(text), "{text:?}");
         }
         // Every ASCII byte, in words of every length about the eight-byte
         // reads and the longest word kept, at every alignment.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::fingerprints::xorshift(0x9e37_79b9_7f4a_7c15);
         for round in 0..4000 {
             let len = (next() % 300) as usize;
             let text: String = (0..len)
@@ -348,13 +359,7 @@ mod tests {
                 text
             );
             for text in [text, words_long] {
-                let (mut fast, mut slow, mut buf) = (Vec::new(), Vec::new(), String::new());
-                word_hashes(&text, &mut buf, &mut fast);
-                words(&text, |w| {
-                    normalise(w, &mut buf);
-                    words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
-                });
-                assert_eq!(fast, slow, "{text:?}");
+                assert_eq!(hashes(&text), by_the_specification(&text), "{text:?}");
             }
         }
         // Every character of the table, alone and run together with its
@@ -367,13 +372,7 @@ mod tests {
                 format!("Ab{run}cD {run}"),
                 group.iter().map(|c| format!("x{c}Y ")).collect(),
             ] {
-                let (mut fast, mut slow, mut buf) = (Vec::new(), Vec::new(), String::new());
-                word_hashes(&text, &mut buf, &mut fast);
-                words(&text, |w| {
-                    normalise(w, &mut buf);
-                    words(&buf.clone(), |n| slow.push(xxh3_64(n.as_bytes())));
-                });
-                assert_eq!(fast, slow, "{text:?}");
+                assert_eq!(hashes(&text), by_the_specification(&text), "{text:?}");
             }
         }
     }
