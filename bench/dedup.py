@@ -19,7 +19,7 @@ content text, same pairs. With `--speed`, the scan's throughput with the check o
 Needs: target/release/crawlsieve; for --datatrove, target/dedup-venv (python3 -m venv target/dedup-venv &&
 target/dedup-venv/bin/pip install datatrove regex xxhash tokenizers orjson spacy; datatrove 0.10.1 measured).
 
-    bench/dedup.py [--corpus wcxb|trafilatura] [--pages 600] [--seed 1] [--datatrove] [--speed]
+    bench/dedup.py [--corpus wcxb|trafilatura] [--pages 600] [--seed 1] [--datatrove] [--speed] [--batch]
 """
 import argparse
 import os, html, json, random, re, subprocess, sys, tempfile, time
@@ -253,6 +253,54 @@ def two_scans_sharing(a, path, tmp, pages, truth, sets):
           f"{(shared - local) / n * 1000:.3f} ms more a page looked up ({n} pages)")
 
 
+def batch(a, path, tmp, truth, sets):
+    """`crawlsieve dedup` over the whole crawl after the fact: its clusters scored as the stream's
+    answers are (each page's content's first in dedup's own order, by URL here), datatrove beside
+    it on the same pages in the same order; the signatures made on two "machines" (halves of the
+    crawl) and clustered together must give the same clusters."""
+    def dedup(inputs, *flags, out="clusters.jsonl"):
+        o = Path(tmp) / out
+        started = time.perf_counter()
+        subprocess.run([str(BIN), "dedup", "-j", "1", *sets, *flags, "-o", str(o), *map(str, inputs)],
+                       check=True, capture_output=True)
+        return o, time.perf_counter() - started
+
+    clusters, took = dedup([path], "--keep-list", str(Path(tmp) / "keep.tsv"))
+    named = {}
+    for line in clusters.read_text().splitlines():
+        c = json.loads(line)
+        for d in c["duplicates"]:
+            named[d["url"]] = c["keep"]["url"]
+    verdicts, _ = scan(path, tmp)
+    kept = sorted((v for v in verdicts if v["verdict"] in ("keep", "flag")), key=lambda v: v["url"])
+    text = {v["url"]: v.get("content") or "" for v in kept}
+    score("crawlsieve dedup (batch)", kept, truth, named, text)
+    apart, _ = dedup([path], "--siblings", "apart", out="apart.jsonl")
+    print(f"`--siblings apart`: {sum(1 for _ in apart.read_text().splitlines())} clusters "
+          f"(together: {len(clusters.read_text().splitlines())})")
+    # Two machines: each half's signatures, clustered together.
+    lines = path.read_text().splitlines(keepends=True)
+    halves = []
+    for i in (0, 1):
+        h = Path(tmp) / f"machine-{i}.jsonl"
+        h.write_text("".join(lines[i::2]))
+        halves.append(dedup([h], "--signatures-only", out=f"sig-{i}.jsonl")[0])
+    together, _ = dedup(halves, "--from-signatures", out="from-signatures.jsonl")
+    same = together.read_text() == clusters.read_text()
+    print(f"signatures on two machines, clustered together: {'identical' if same else 'DIFFERENT'} clusters")
+    # The text alone: the verdicts' content, as datatrove reads it.
+    content = Path(tmp) / "content.jsonl"
+    content.write_text("".join(json.dumps(v) + "\n" for v in kept))
+    _, text_took = dedup([content], out="from-content.jsonl")
+    if a.datatrove:
+        dt_named, dt_took = datatrove(kept, tmp + "/batch-dt")
+        score("datatrove MinHash (5-grams, 14 × 8)", kept, truth, dt_named, text)
+        print(f"one core: crawlsieve dedup {took:.2f} s with extraction, {text_took:.2f} s on the extracted "
+              f"text; datatrove {dt_took:.1f} s on the text ({dt_took / text_took:.0f}× the text alone)")
+    else:
+        print(f"one core: crawlsieve dedup {took:.2f} s with extraction, {text_took:.2f} s on the text")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", choices=CORPORA, default="wcxb")
@@ -261,6 +309,8 @@ def main():
     ap.add_argument("--datatrove", action="store_true")
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--set", action="append", default=[], help="a configuration override for the dedup scan")
+    ap.add_argument("--batch", action="store_true",
+                    help="also: `crawlsieve dedup` over the crawl after the fact (and datatrove with --datatrove)")
     ap.add_argument("--shared", metavar="REDIS_URL",
                     help="also: the crawl split over two scans at once sharing this Redis index, and its cost")
     a = ap.parse_args()
@@ -284,6 +334,9 @@ def main():
             dt_named, dt_took = datatrove(kept, tmp)
             score("datatrove MinHash (5-grams, 14 × 8)", kept, truth, dt_named, text)
             print(f"datatrove on the extracted text alone: {dt_took:.1f} s; crawlsieve's scan (extraction included, 1 thread): {took:.1f} s")
+        if a.batch:
+            os.makedirs(tmp + "/batch-dt")
+            batch(a, path, tmp, truth, sets)
         if a.shared:
             two_scans_sharing(a, path, tmp, pages, truth, sets)
         if a.speed:

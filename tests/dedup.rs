@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// One word in 60 of the page's text changed (not of its markup or
 /// scripts): a near copy, its shingles' Jaccard about .8.
-fn edited(html: &str) -> String {
+pub(crate) fn edited(html: &str) -> String {
     let mut out = String::new();
     let mut words = 0;
     let mut after = String::new();
@@ -51,7 +51,7 @@ fn edited(html: &str) -> String {
 
 /// The crawl: 30 real pages; for the first ten an exact copy and an edited
 /// copy on other sites, after all originals.
-fn crawl(dir: &Path, data: &Path) -> (std::path::PathBuf, Vec<String>) {
+pub(crate) fn crawl(dir: &Path, data: &Path) -> (std::path::PathBuf, Vec<String>) {
     let pages = wcxb_pages(data, 30, 8_000..200_000);
     let mut lines = Vec::new();
     for (i, html) in pages.iter().enumerate() {

@@ -16,6 +16,7 @@ mod copies;
 mod corpus_filters;
 mod crash;
 mod dedup;
+mod dedup_batch;
 mod discoverers;
 mod edges;
 mod extract;

@@ -1,10 +1,10 @@
-"""crawlsieve on Spark: blind discovery and judging over a whole archive.
+"""crawlsieve on Spark: blind discovery, judging and deduplication over a whole archive.
 
 Spark deals the input files out to executors, one task per file; each task
 runs the same Rust code as the `crawlsieve` binary on its file, in the
 executor's Python worker, and hands its results to Spark as Arrow batches
-(no Python object per chunk). Two jobs (`deploy/spark/discover.py` and
-`deploy/spark/judge.py` are their command lines):
+(no Python object per chunk). Three jobs (`deploy/spark/discover.py`,
+`deploy/spark/judge.py` and `deploy/spark/dedup.py` are their command lines):
 
 - `discover`: every file's chunks and sampled shingles counted as
   `crawlsieve labels count` counts them, added up exactly by key in Spark
@@ -18,6 +18,9 @@ executor's Python worker, and hands its results to Spark as Arrow batches
   as the JSON lines themselves. Site flags are not made here: they need all of
   a site's pages in order (`scan`, the agent, or `crawlsieve report` on the
   JSON lines).
+- `dedup`: every page's deduplication signature made on the executors and
+  clustered on the driver as `crawlsieve dedup --from-signatures` clusters:
+  the same duplicate clusters and keep list as one machine gives.
 
 Input files must be readable at the same path by every executor (a shared or
 network file system, or `local[N]`); configuration, labeled sets and the
@@ -96,9 +99,10 @@ class Shipped:
     labels: list = field(default_factory=list)
     public_key: Optional[str] = None
     content: bool = False
+    dedup_signatures: bool = False
 
     @staticmethod
-    def ship(sc, config=None, labels=(), public_key=None, content=False) -> "Shipped":
+    def ship(sc, config=None, labels=(), public_key=None, content=False, dedup_signatures=False) -> "Shipped":
         def add(path):
             sc.addFile(os.path.abspath(path))
             return os.path.basename(path)
@@ -111,6 +115,7 @@ class Shipped:
             labels=[add(p) for p in labels],
             public_key=key,
             content=content,
+            dedup_signatures=dedup_signatures,
         )
 
     def pipeline(self):
@@ -119,7 +124,7 @@ class Shipped:
 
         import crawlsieve
 
-        key = (self.config, tuple(self.labels), self.public_key, self.content)
+        key = (self.config, tuple(self.labels), self.public_key, self.content, self.dedup_signatures)
         cached = _PIPELINES.get(key)
         if cached is None:
             public_key = self.public_key
@@ -130,6 +135,7 @@ class Shipped:
                 labels=[SparkFiles.get(p) for p in self.labels] or None,
                 public_key=public_key,
                 content=self.content,
+                dedup_signatures=self.dedup_signatures,
             )
             _PIPELINES[key] = cached
         return cached
@@ -290,30 +296,75 @@ def verdict_lines(
 ):
     """Every page's verdict as its JSON line (`scan`'s output), one row per
     page: a DataFrame of `file string, verdict string`."""
-    import pyarrow as pa
-
     shipped = Shipped.ship(
         spark.sparkContext, config=config, labels=list(labels), public_key=public_key, content=content
     )
+    files = input_files(inputs, text=False)
+    return _lines_per_file(spark, files, shipped, "judge_file", "verdict")
+
+
+def _lines_per_file(spark, files, shipped: "Shipped", method: str, column: str):
+    """A task per file: the executor's pipeline's `method` (a whole file's JSON lines and summary:
+    `judge_file`, `dedup_signatures_file`) on each, a DataFrame of `file string, COLUMN string`."""
+    import pyarrow as pa
 
     def batches(frames):
         pipeline = shipped.pipeline()
         for frame in frames:
             for path in frame.column("path").to_pylist():
-                lines, summary = pipeline.judge_file(path)
+                lines, summary = getattr(pipeline, method)(path)
                 # An input that is no page (a corrupt or empty archive) has no
-                # verdict: say so in the executor's log, as `scan` does on stderr.
+                # line: say so in the executor's log, as `scan` does on stderr.
                 if isinstance(summary, (str, bytes)):
                     summary = json.loads(summary)
                 for problem in summary.get("failures", []):
                     print(f"crawlsieve: input problem: {problem}", file=sys.stderr)
                 yield pa.RecordBatch.from_arrays(
                     [pa.array([path] * len(lines), pa.string()), pa.array(lines, pa.string())],
-                    names=["file", "verdict"],
+                    names=["file", column],
                 )
 
+    return _files_frame(spark, files).mapInArrow(batches, f"file string, {column} string")
+
+
+@dataclass
+class Deduplicated:
+    files: int
+    pages: int
+    clusters: list
+    keep: list
+
+
+def dedup_signatures(spark, inputs: Sequence[str], config: Optional[str] = None):
+    """Every page's batch-deduplication signature, made where its file is (a task a file), as
+    `crawlsieve dedup --signatures-only` writes them: a DataFrame of `file string, signature string`
+    (pages kept or flagged with content; the others have none), and the number of files."""
+    shipped = Shipped.ship(spark.sparkContext, config=config, dedup_signatures=True)
     files = input_files(inputs, text=False)
-    return _files_frame(spark, files).mapInArrow(batches, "file string, verdict string")
+    return _lines_per_file(spark, files, shipped, "dedup_signatures_file", "signature"), len(files)
+
+
+def dedup(
+    spark,
+    inputs: Sequence[str],
+    config: Optional[str] = None,
+    threshold: Optional[float] = None,
+    siblings: str = "together",
+) -> Deduplicated:
+    """Batch deduplication of a whole archive: the signatures made on the executors
+    (`dedup_signatures`), gathered on the driver and clustered there by the same code as
+    `crawlsieve dedup --from-signatures`, so the clusters and the keep list are the ones one machine
+    gives, byte for byte. The driver holds every signature (about 750 bytes a page as JSON) while it
+    clusters: docs/dedup.md sizes it. `threshold`: the configuration's `dedup.threshold` by default."""
+    import crawlsieve
+    from crawlsieve._native import dedup_clusters
+
+    frame, files = dedup_signatures(spark, inputs, config=config)
+    lines = [row["signature"] for row in frame.select("signature").toLocalIterator()]
+    if threshold is None:
+        threshold = crawlsieve.Pipeline(config=config).dedup_threshold
+    clusters, keep = dedup_clusters(lines, threshold, siblings)
+    return Deduplicated(files=files, pages=len(lines), clusters=clusters, keep=keep)
 
 
 def verdicts(lines):

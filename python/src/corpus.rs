@@ -9,6 +9,7 @@
 //! without touching each record in Python.
 
 use crawlsieve_core::crawl::discovery::count::{self, Count};
+use crawlsieve_core::dedup::batch;
 use crawlsieve_core::fingerprints::chunks::Hash;
 use crawlsieve_core::input::sources::{self, Limits};
 use crawlsieve_core::labels::{file, keys};
@@ -96,21 +97,88 @@ pub fn judge_file(
     path: &str,
     workers: usize,
 ) -> anyhow::Result<(Vec<String>, String)> {
+    let mut lines = Lines(Vec::new());
+    let summary = run_file(pipeline, path, workers, &mut lines)?;
+    Ok((lines.0, summary))
+}
+
+/// The batch-deduplication signature of every page of one input kept or
+/// flagged with content (`crawlsieve dedup --signatures-only`), as JSON
+/// lines, and the run's summary as JSON. The pipeline must make signatures
+/// (`dedup.signatures_only`).
+pub fn signatures_file(
+    pipeline: &Arc<Pipeline>,
+    path: &str,
+    workers: usize,
+) -> anyhow::Result<(Vec<String>, String)> {
+    let d = &pipeline.settings().dedup;
+    anyhow::ensure!(
+        d.signatures_only,
+        "this Pipeline makes no signatures: make it with dedup_signatures=True"
+    );
+    let mut sink = batch::Signatures {
+        shape: (d.bands, d.rows),
+        ..Default::default()
+    };
+    let summary = run_file(pipeline, path, workers, &mut sink)?;
+    let lines = sink
+        .signatures
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<serde_json::Result<_>>()?;
+    Ok((lines, summary))
+}
+
+/// Every page of one input through `scan`'s wiring into `sink`; the summary as JSON.
+fn run_file(
+    pipeline: &Arc<Pipeline>,
+    path: &str,
+    workers: usize,
+    sink: &mut dyn Sink,
+) -> anyhow::Result<String> {
     let limits = Limits::new(&pipeline.settings().input);
     let mut inputs = Vec::new();
     for input in &sources::expand_inputs(&[path.to_string()])? {
         inputs.push(sources::open(input, &limits)?);
     }
-    let mut lines = Lines(Vec::new());
-    let summary = crawlsieve_core::scan::run(
-        pipeline.clone(),
-        inputs,
-        &mut lines,
-        workers,
-        None,
-        &mut |_| {},
-    )?;
-    Ok((lines.0, serde_json::to_string(&summary)?))
+    let summary =
+        crawlsieve_core::scan::run(pipeline.clone(), inputs, sink, workers, None, &mut |_| {})?;
+    Ok(serde_json::to_string(&summary)?)
+}
+
+/// The clusters as JSON lines, and the pages to keep as (id, url).
+pub type Clusters = (Vec<String>, Vec<(String, String)>);
+
+/// Clusters signature lines from every file of a crawl
+/// (`crawlsieve dedup --from-signatures`): the clusters as JSON lines and
+/// the pages to keep as (id, url), each in order.
+pub fn clusters(lines: &[String], threshold: f64, siblings: &str) -> anyhow::Result<Clusters> {
+    anyhow::ensure!(
+        threshold > 0.0 && threshold <= 1.0,
+        "threshold {threshold}: a similarity in (0, 1]"
+    );
+    let signatures = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str::<batch::Signature>(l)
+                .map_err(|e| anyhow::anyhow!("signature {}: {e}", i + 1))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let params = batch::Params {
+        threshold,
+        siblings: siblings.parse()?,
+    };
+    let found = batch::cluster(signatures, &params)?;
+    let clusters = found
+        .clusters
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<serde_json::Result<_>>()?;
+    Ok((
+        clusters,
+        found.keep.into_iter().map(|p| (p.id, p.url)).collect(),
+    ))
 }
 
 /// What a signed set made from counts says about itself.

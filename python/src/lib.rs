@@ -154,6 +154,16 @@ fn from_json(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
 
+/// A whole file's JSON lines and its run's summary, made with the GIL
+/// released: the lines as strings, the summary as a dict.
+fn lines_and_summary(
+    py: Python<'_>,
+    run: impl FnOnce() -> anyhow::Result<(Vec<String>, String)> + Send,
+) -> PyResult<(Vec<String>, Py<PyAny>)> {
+    let (lines, summary) = py.detach(run).map_err(value_error)?;
+    Ok((lines, from_json(py, &summary)?))
+}
+
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -174,12 +184,13 @@ struct Pipeline {
 #[pymethods]
 impl Pipeline {
     #[new]
-    #[pyo3(signature = (config=None, labels=None, public_key=None, content=false))]
+    #[pyo3(signature = (config=None, labels=None, public_key=None, content=false, dedup_signatures=false))]
     fn new(
         config: Option<PathBuf>,
         labels: Option<Vec<PathBuf>>,
         public_key: Option<String>,
         content: bool,
+        dedup_signatures: bool,
     ) -> PyResult<Self> {
         let mut overrides: Vec<(&str, config::Value)> = Vec::new();
         if content {
@@ -196,6 +207,7 @@ impl Pipeline {
         let mut settings =
             crawlsieve_core::Settings::load(config.as_deref(), &overrides).map_err(value_error)?;
         settings.labels.files.extend(labels.unwrap_or_default());
+        settings.dedup.signatures_only = dedup_signatures;
         let max_bytes = settings.input.max_page_bytes;
         let inner = crawlsieve_core::Pipeline::new(settings).map_err(value_error)?;
         Ok(Pipeline {
@@ -319,10 +331,28 @@ impl Pipeline {
         path: String,
         threads: usize,
     ) -> PyResult<(Vec<String>, Py<PyAny>)> {
-        let (lines, summary) = py
-            .detach(|| corpus::judge_file(&self.inner, &path, threads))
-            .map_err(value_error)?;
-        Ok((lines, from_json(py, &summary)?))
+        lines_and_summary(py, || corpus::judge_file(&self.inner, &path, threads))
+    }
+
+    /// The estimated Jaccard similarity at or above which pages are near
+    /// duplicates (`dedup.threshold`).
+    #[getter]
+    fn dedup_threshold(&self) -> f64 {
+        self.inner.settings().dedup.threshold
+    }
+
+    /// The batch-deduplication signature of every page of one input file kept
+    /// or flagged with content, as `crawlsieve dedup --signatures-only` writes
+    /// them: `(signatures, summary)`, JSON lines and a dict. The Pipeline must
+    /// be made with `dedup_signatures=True`.
+    #[pyo3(signature = (path, threads=1))]
+    fn dedup_signatures_file(
+        &self,
+        py: Python<'_>,
+        path: String,
+        threads: usize,
+    ) -> PyResult<(Vec<String>, Py<PyAny>)> {
+        lines_and_summary(py, || corpus::signatures_file(&self.inner, &path, threads))
     }
 
     /// Blind discovery's last step, as `crawlsieve labels discover` takes it:
@@ -424,11 +454,28 @@ fn add_up(py: Python<'_>, blobs: Vec<Vec<u8>>, threshold: u64) -> PyResult<Py<Py
     Ok(PyBytes::new(py, &out).unbind())
 }
 
+/// Clusters the signature lines of a whole crawl (`dedup_signatures_file`'s,
+/// from every file) as `crawlsieve dedup --from-signatures` does:
+/// `(clusters, keep)`, the clusters as JSON lines and the pages to keep as
+/// `(id, url)` pairs, each in order. `siblings`: `together` or `apart`.
+#[pyfunction]
+#[pyo3(signature = (signatures, threshold=0.5, siblings="together"))]
+fn dedup_clusters(
+    py: Python<'_>,
+    signatures: Vec<String>,
+    threshold: f64,
+    siblings: &str,
+) -> PyResult<corpus::Clusters> {
+    py.detach(|| corpus::clusters(&signatures, threshold, siblings))
+        .map_err(value_error)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Pipeline>()?;
     m.add_function(wrap_pyfunction!(expand_inputs, m)?)?;
     m.add_function(wrap_pyfunction!(add_up, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_clusters, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

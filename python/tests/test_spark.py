@@ -165,6 +165,37 @@ def item_set(cli, key, inputs, tmp_path, env):
     return items
 
 
+def test_dedup_on_spark_gives_one_machines_clusters_and_keep_list(repo, cli, inputs, wcxb_pages, tmp_path):
+    """Real pages dealt over three files with an exact copy and a near copy (three words changed) of
+    ten of them on other sites, and the real WARCs: the Spark job's clusters and keep list are, byte for
+    byte, those of `crawlsieve dedup` on one machine."""
+    lines = []
+    for i, (_, html) in enumerate(wcxb_pages(30)):
+        text = html.decode("utf-8", "replace")
+        lines.append({"url": f"http://original-{i}.example/a.html", "html": text})
+        if i < 10:
+            lines.append({"url": f"http://mirror-{i}.example/a.html", "html": text})
+            lines.append({"url": f"http://near-{i}.example/a.html", "html": text.replace(" the ", " zyxwv ", 3)})
+    files = [tmp_path / f"part-{k}.jsonl" for k in range(3)]
+    for k, f in enumerate(files):
+        f.write_text("".join(json.dumps(line) + "\n" for line in lines[k::3]))
+    one, one_keep = tmp_path / "one.jsonl", tmp_path / "one.tsv"
+    subprocess.run([cli, "dedup", "-o", one, "--keep-list", one_keep, *files, *inputs], check=True, capture_output=True)
+    on_spark, spark_keep = tmp_path / "spark.jsonl", tmp_path / "spark.tsv"
+    out = job(repo, "dedup.py", "--clusters", on_spark, "--keep-list", spark_keep, *files, *inputs)
+    found = json.loads(out.stdout)
+    assert found["files"] == 7 and found["duplicates"] >= 16, found
+    assert on_spark.read_text() == one.read_text()
+    assert spark_keep.read_text() == one_keep.read_text()
+    # The copies cluster with their originals, the example crawl's copier with its source.
+    clusters = [json.loads(c) for c in one.read_text().splitlines()]
+    members = [{c["keep"]["url"], *(d["url"] for d in c["duplicates"])} for c in clusters]
+    together = sum(any({f"http://original-{i}.example/a.html", f"http://mirror-{i}.example/a.html",
+                        f"http://near-{i}.example/a.html"} <= m for m in members) for i in range(10))
+    assert together >= 8, members
+    assert any(any("copies.example.net" in u for u in m) and any("news.example.org" in u for u in m) for m in members)
+
+
 def test_the_verdict_schema_has_every_field_of_the_verdict(repo):
     """Spark's `from_json` drops a field the schema does not name, silently:
     every field the agent's `Verdict` serialises is a column."""

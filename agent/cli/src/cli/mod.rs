@@ -5,6 +5,7 @@ mod annotate;
 mod bench;
 mod cdx;
 mod chunks;
+mod dedup;
 mod discoverer;
 mod effective;
 mod extract;
@@ -143,6 +144,8 @@ enum Command {
     MergeNeighborhoods(report::MergeArgs),
     /// Quilted pages (seed 000): pages stitched together from patches of several other pages of a crawl.
     Quilts(quilts::QuiltsArgs),
+    /// Duplicate clusters of a whole crawl and the pages to keep: exact and near (MinHash) copies, on one machine or many.
+    Dedup(dedup::DedupArgs),
     /// Spun content (DSpin): pages rewritten with synonyms, clustered by their immutables; exact and near duplicates apart.
     Spun(spun::SpunArgs),
     /// Pages by hidden style (markup, not words): cluster a crawl, or rank it against one page.
@@ -176,6 +179,7 @@ pub fn main() -> i32 {
         Command::Styles(cmd) => styles::run(cmd),
         Command::Quilts(args) => quilts::run(args),
         Command::Spun(args) => spun::run(args),
+        Command::Dedup(args) => dedup::run(args),
     };
     match result {
         Ok(code) => code,
@@ -291,6 +295,18 @@ pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io:
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     })
+}
+
+/// Writes `items` as JSON lines (a crawl analysis's output).
+pub fn json_lines<'a, T: serde::Serialize + 'a>(
+    out: &mut dyn std::io::Write,
+    items: impl IntoIterator<Item = &'a T>,
+) -> anyhow::Result<()> {
+    for item in items {
+        serde_json::to_writer(&mut *out, item)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 /// The inputs of a crawl analysis (`quilts`, `spun`), expanded: page files,

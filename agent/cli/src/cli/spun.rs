@@ -76,10 +76,7 @@ pub fn run(a: SpunArgs) -> anyhow::Result<i32> {
     pages.sort_by(|x, y| x.url.cmp(&y.url).then_with(|| x.content.cmp(&y.content)));
     let mut out = super::output(a.output.as_deref())?;
     if a.signatures_only {
-        for s in &pages {
-            serde_json::to_writer(&mut out, s)?;
-            out.write_all(b"\n")?;
-        }
+        super::json_lines(&mut out, &pages)?;
         out.flush()?;
         eprintln!(
             "{} signatures in {:.1} s",
@@ -89,14 +86,8 @@ pub fn run(a: SpunArgs) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let found = spun::find(&pages, &params);
-    for g in found.exact.iter().chain(&found.near) {
-        serde_json::to_writer(&mut out, g)?;
-        out.write_all(b"\n")?;
-    }
-    for c in &found.clusters {
-        serde_json::to_writer(&mut out, c)?;
-        out.write_all(b"\n")?;
-    }
+    super::json_lines(&mut out, found.exact.iter().chain(&found.near))?;
+    super::json_lines(&mut out, &found.clusters)?;
     out.flush()?;
     let s = &found.stats;
     eprintln!(

@@ -13,6 +13,7 @@
 //! Lookups run where verdicts leave in input order (`scan`'s writer), so
 //! which page is first does not depend on the thread count.
 
+pub mod batch;
 pub mod shared;
 pub mod store;
 
@@ -67,6 +68,10 @@ pub struct DedupSettings {
     pub max_pages: u64,
     /// Memory for each index's cache of its file, MiB.
     pub cache_mb: usize,
+    /// Pages get their MinHash and no index is opened: `crawlsieve dedup`
+    /// gathers the signatures and clusters them afterwards. Not a key.
+    #[serde(skip)]
+    pub signatures_only: bool,
 }
 
 impl DedupSettings {
@@ -115,7 +120,7 @@ impl DedupSettings {
 
     /// Values in each page's signature, when pages are checked.
     pub fn hashes(&self) -> Option<usize> {
-        self.check.then_some(self.bands * self.rows)
+        (self.check || self.signatures_only).then_some(self.bands * self.rows)
     }
 }
 
@@ -159,7 +164,7 @@ struct Content {
 impl Seen {
     /// The indexes `settings` name; `None` when pages are not checked.
     pub fn open(settings: &DedupSettings) -> anyhow::Result<Option<Seen>> {
-        if !settings.check {
+        if !settings.check || settings.signatures_only {
             return Ok(None);
         }
         let cache = settings.cache_mb << 20;

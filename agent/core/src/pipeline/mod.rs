@@ -255,6 +255,21 @@ impl Pipeline {
         self.matchable(found, lang)
     }
 
+    /// The content digest (hex) and MinHash of `hashes` values of content
+    /// already extracted (a verdict's `content`, a paragraph a line), as a
+    /// judged page gets them: what `crawlsieve dedup` reads verdicts with.
+    pub fn content_signature<'a>(
+        &self,
+        paragraphs: impl Iterator<Item = &'a str>,
+        hashes: usize,
+    ) -> (Option<String>, Option<Vec<u32>>) {
+        let mut shingler = Shingler::default();
+        shingler.minhash(Some(hashes));
+        let found = chunks::chunk_with(paragraphs, |h| self.stop.contains(h), &mut shingler);
+        let digest = (!found.chunks.is_empty()).then(|| chunks::to_hex(&found.whole));
+        (digest, shingler.take_minhash())
+    }
+
     fn sample_bytes(&self) -> usize {
         self.settings.language.sample_bytes
     }

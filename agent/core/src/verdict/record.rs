@@ -12,9 +12,14 @@ pub struct VerdictRecord {
     #[serde(rename = "type", default)]
     pub line_type: Option<String>,
     #[serde(default)]
+    pub id: String,
+    #[serde(default)]
     pub url: String,
     #[serde(default)]
     pub site: Option<String>,
+    /// When the page was fetched (what `dedup` keeps the earliest of).
+    #[serde(default)]
+    pub fetched_at: Option<String>,
     #[serde(default)]
     pub verdict: Option<String>,
     #[serde(default)]
