@@ -26,13 +26,8 @@ pub struct DedupArgs {
     /// still cluster).
     #[arg(long, default_value = "together", value_parser = ["together", "apart"])]
     siblings: String,
-    /// Step 1 only, for a crawl spread over machines: write each page's signature (one JSON
-    /// line) to OUTPUT; run `crawlsieve dedup --from-signatures` over every machine's files.
-    #[arg(long)]
-    signatures_only: bool,
-    /// The inputs are signature files written by `--signatures-only`.
-    #[arg(long, conflicts_with = "signatures_only")]
-    from_signatures: bool,
+    #[command(flatten)]
+    split: super::SplitArgs,
     /// Every page to keep (the first of each cluster, and every page in none), `ID<TAB>URL`
     /// a line, in order.
     #[arg(long, value_name = "FILE")]
@@ -59,21 +54,21 @@ pub fn run(a: DedupArgs) -> anyhow::Result<i32> {
         "--threshold {threshold}: a similarity in (0, 1]"
     );
     anyhow::ensure!(
-        !(a.keep_list.is_some() && a.signatures_only),
+        !(a.keep_list.is_some() && a.split.signatures_only),
         "--keep-list: the pages to keep are known once every signature is clustered, not with --signatures-only"
     );
     let params = Params {
         threshold,
         siblings: a.siblings.parse::<Siblings>()?,
     };
-    let signatures = if a.from_signatures {
+    let signatures = if a.split.from_signatures {
         read_signatures(&a.inputs)?
     } else {
         let workers = super::workers(a.workers.unwrap_or(settings.workers));
         signatures(&a.inputs, settings, workers)?
     };
     let mut out = super::output(a.output.as_deref())?;
-    if a.signatures_only {
+    if a.split.signatures_only {
         let mut signatures = signatures;
         signatures.sort_by(|x, y| (&x.url, &x.id).cmp(&(&y.url, &y.id)));
         super::json_lines(&mut out, &signatures)?;

@@ -297,6 +297,19 @@ pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io:
     })
 }
 
+/// How a crawl analysis (`spun`, `dedup`) splits over machines: each
+/// machine writes its pages' signatures, then one run reads them all.
+#[derive(clap::Args)]
+pub struct SplitArgs {
+    /// Step 1 only, for a crawl spread over machines: write each page's signature (one JSON
+    /// line) to OUTPUT; run the same command with `--from-signatures` over every machine's files.
+    #[arg(long)]
+    pub signatures_only: bool,
+    /// The inputs are signature files written by `--signatures-only`.
+    #[arg(long, conflicts_with = "signatures_only")]
+    pub from_signatures: bool,
+}
+
 /// Writes `items` as JSON lines (a crawl analysis's output).
 pub fn json_lines<'a, T: serde::Serialize + 'a>(
     out: &mut dyn std::io::Write,

@@ -28,13 +28,8 @@ pub struct SpunArgs {
     /// Pages with fewer immutable grams are not compared.
     #[arg(long, default_value_t = Params::DEFAULT.min_grams)]
     min_grams: usize,
-    /// Step 1 only, for a crawl spread over machines: write each page's signature (one JSON line)
-    /// to OUTPUT; run `crawlsieve spun --from-signatures` over every machine's files.
-    #[arg(long)]
-    signatures_only: bool,
-    /// The inputs are signature files written by `--signatures-only`.
-    #[arg(long, conflicts_with = "signatures_only")]
-    from_signatures: bool,
+    #[command(flatten)]
+    split: super::SplitArgs,
     /// Worker threads extracting content (default: one per core).
     #[arg(long, short = 'j')]
     workers: Option<usize>,
@@ -66,7 +61,7 @@ pub fn run(a: SpunArgs) -> anyhow::Result<i32> {
         max_postings: a.max_postings,
         min_grams: a.min_grams,
     };
-    let mut pages = if a.from_signatures {
+    let mut pages = if a.split.from_signatures {
         read_signatures(&a.inputs)?
     } else {
         signatures(&a)?
@@ -75,7 +70,7 @@ pub fn run(a: SpunArgs) -> anyhow::Result<i32> {
     // by URL, the output is the same whichever way the pages came.
     pages.sort_by(|x, y| x.url.cmp(&y.url).then_with(|| x.content.cmp(&y.content)));
     let mut out = super::output(a.output.as_deref())?;
-    if a.signatures_only {
+    if a.split.signatures_only {
         super::json_lines(&mut out, &pages)?;
         out.flush()?;
         eprintln!(
