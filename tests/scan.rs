@@ -438,3 +438,47 @@ fn a_directory_walk_judges_pages_not_text_files() {
     assert_eq!(vs.len(), 1, "{vs:?}");
     assert!(vs[0]["url"].as_str().unwrap().ends_with("page.html"));
 }
+
+#[test]
+fn bench_against_a_second_configuration_pairs_its_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        let page = format!(
+            "<html><body><article>{}</article></body></html>",
+            article(300 + i)
+        );
+        std::fs::write(dir.path().join(format!("{i}.html")), page).unwrap();
+    }
+    let out = ok(run(bin()
+        .args([
+            "bench",
+            "--json",
+            "--repeat",
+            "3",
+            "--against",
+            "filters.min_words=100000",
+        ])
+        .arg(dir.path())));
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let ratios = report["ratios"].as_array().unwrap();
+    assert_eq!(ratios.len(), 3, "{report}");
+    assert!(ratios.iter().all(|r| r.as_f64().unwrap() > 0.0), "{report}");
+    assert_eq!(report["first"]["pages"], 3);
+    assert_eq!(report["against"]["pages"], 3);
+    let median = report["median_ratio"].as_f64().unwrap();
+    assert!(
+        ratios.iter().any(|r| r.as_f64() == Some(median)),
+        "{report}"
+    );
+    // A mistake in the second configuration fails at start-up, naming the key.
+    let out = run(bin()
+        .args(["bench", "--against", "filters.min_wordz=3"])
+        .arg(dir.path()));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("min_wordz"));
+    let out = run(bin()
+        .args(["bench", "--against", "novalue"])
+        .arg(dir.path()));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--against novalue"));
+}

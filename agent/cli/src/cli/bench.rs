@@ -24,6 +24,14 @@ pub struct BenchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// A second configuration to judge the same pages with: the first with
+    /// this key set too, as `--set` sets it (repeatable; e.g. `--against
+    /// 'labels.files=[]'`). The two run in alternating passes, and the
+    /// report adds the ratio of each pair of passes (the first's pages/s over
+    /// the second's): on a machine whose speed drifts, a cost of a few
+    /// percent shows in the pairs when it is lost between two processes.
+    #[arg(long, value_name = "KEY=VALUE")]
+    against: Vec<String>,
     /// HTML files (plain or gzip), or directories searched for *.html / *.html.gz
     /// (with `--mode read`: WARC or ARC files).
     #[arg(required = true)]
@@ -133,63 +141,149 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     }
     let settings = args.config.load(&[])?;
     let pipeline = Pipeline::new(settings)?;
+    let against = match args.against.is_empty() {
+        true => None,
+        false => Some(Pipeline::new(against_settings(&args)?)?),
+    };
     let mut files = Vec::new();
     for p in &args.paths {
         collect(std::path::Path::new(p), &mut files)?;
     }
     files.sort();
     let pages: Vec<Vec<u8>> = files.iter().map(|f| load(f)).collect::<Result<_, _>>()?;
-    let bytes: usize = pages.iter().map(Vec::len).sum();
     let loaded_rss_mb = rss_mb("VmRSS:");
-    let mut best = f64::INFINITY;
-    let mut best_times = Vec::new();
-    let mut sink = 0u64;
+    let (mut best, mut other) = (Best::default(), Best::default());
+    let mut ratios = Vec::new();
     for _ in 0..args.repeat.max(1) {
-        let mut times = Vec::with_capacity(pages.len());
-        let t = Instant::now();
-        for (i, body) in pages.iter().enumerate() {
-            let page = Page::new(format!("http://bench.example/{i}"), &body[..]);
-            let started = Instant::now();
-            match args.mode {
-                Mode::Full | Mode::Read => sink += pipeline.process(&page).words as u64,
-                Mode::Extract => {
-                    sink += pipeline
-                        .extractor()
-                        .extract(&page)
-                        .map(|x| x.words as u64)
-                        .unwrap_or(0)
-                }
-            }
-            times.push(started.elapsed().as_secs_f64() * 1e3);
+        let (took, times) = pass(&pipeline, &pages, args.mode);
+        if let Some(b) = &against {
+            let (took_b, times_b) = pass(b, &pages, args.mode);
+            ratios.push(took_b / took);
+            other.keep(took_b, times_b);
         }
-        let took = t.elapsed().as_secs_f64();
-        if took < best {
-            best = took;
-            best_times = times;
+        best.keep(took, times);
+    }
+    let report = best.report(args.mode, &pages, loaded_rss_mb);
+    match against {
+        None => print(&report, &args),
+        Some(_) => {
+            let against = other.report(args.mode, &pages, loaded_rss_mb);
+            print_paired(report, against, ratios, &args)
+        }
+    }?;
+    Ok(0)
+}
+
+/// The configuration of `--against`: the command's, and its keys.
+fn against_settings(args: &BenchArgs) -> anyhow::Result<crawlsieve_core::Settings> {
+    let extra = args
+        .against
+        .iter()
+        .map(|kv| super::key_value("--against", kv))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    args.config.load(&super::pairs(&extra))
+}
+
+/// One pass over the pages: its seconds, and each page's milliseconds.
+fn pass(pipeline: &Pipeline, pages: &[Vec<u8>], mode: Mode) -> (f64, Vec<f64>) {
+    let mut times = Vec::with_capacity(pages.len());
+    let mut sink = 0u64;
+    let t = Instant::now();
+    for (i, body) in pages.iter().enumerate() {
+        let page = Page::new(format!("http://bench.example/{i}"), &body[..]);
+        let started = Instant::now();
+        match mode {
+            Mode::Full | Mode::Read => sink += pipeline.process(&page).words as u64,
+            Mode::Extract => {
+                sink += pipeline
+                    .extractor()
+                    .extract(&page)
+                    .map(|x| x.words as u64)
+                    .unwrap_or(0)
+            }
+        }
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    std::hint::black_box(sink);
+    (t.elapsed().as_secs_f64(), times)
+}
+
+/// The best pass so far and its pages' times.
+struct Best {
+    seconds: f64,
+    times: Vec<f64>,
+}
+
+impl Default for Best {
+    fn default() -> Self {
+        Best {
+            seconds: f64::INFINITY,
+            times: Vec::new(),
         }
     }
-    let mut per_100kb: Vec<f64> = best_times
-        .iter()
-        .zip(&pages)
-        .map(|(ms, body)| ms * 100_000.0 / body.len().max(1) as f64)
-        .collect();
-    std::hint::black_box(sink);
-    let report = Report {
-        mode: args.mode,
-        pages: pages.len(),
-        megabytes: bytes as f64 / 1e6,
-        seconds: best,
-        mb_per_s: bytes as f64 / 1e6 / best,
-        pages_per_s: pages.len() as f64 / best,
-        peak_rss_mb: rss_mb("VmHWM:"),
-        loaded_rss_mb,
-        p50_ms: quantile(&mut best_times, 0.5),
-        p99_ms: quantile(&mut best_times, 0.99),
-        p50_ms_per_100kb: quantile(&mut per_100kb, 0.5),
-        p99_ms_per_100kb: quantile(&mut per_100kb, 0.99),
-    };
-    print(&report, &args)?;
-    Ok(0)
+}
+
+impl Best {
+    fn keep(&mut self, seconds: f64, times: Vec<f64>) {
+        if seconds < self.seconds {
+            *self = Best { seconds, times };
+        }
+    }
+
+    fn report(mut self, mode: Mode, pages: &[Vec<u8>], loaded_rss_mb: f64) -> Report {
+        let bytes: usize = pages.iter().map(Vec::len).sum();
+        let best = self.seconds;
+        let mut per_100kb: Vec<f64> = self
+            .times
+            .iter()
+            .zip(pages)
+            .map(|(ms, body)| ms * 100_000.0 / body.len().max(1) as f64)
+            .collect();
+        Report {
+            mode,
+            pages: pages.len(),
+            megabytes: bytes as f64 / 1e6,
+            seconds: best,
+            mb_per_s: bytes as f64 / 1e6 / best,
+            pages_per_s: pages.len() as f64 / best,
+            peak_rss_mb: rss_mb("VmHWM:"),
+            loaded_rss_mb,
+            p50_ms: quantile(&mut self.times, 0.5),
+            p99_ms: quantile(&mut self.times, 0.99),
+            p50_ms_per_100kb: quantile(&mut per_100kb, 0.5),
+            p99_ms_per_100kb: quantile(&mut per_100kb, 0.99),
+        }
+    }
+}
+
+/// Both configurations' reports and the pairs' ratios: one JSON object
+/// (`--json`: `{"first": .., "against": .., "ratios": [..], "median_ratio": ..}`)
+/// or each report, then the ratios, for a person.
+fn print_paired(
+    first: Report,
+    against: Report,
+    mut ratios: Vec<f64>,
+    args: &BenchArgs,
+) -> anyhow::Result<()> {
+    let pairs = ratios.clone();
+    let median = quantile(&mut ratios, 0.5);
+    let (min, max) = (ratios[0], ratios[ratios.len() - 1]);
+    if args.json {
+        let out = serde_json::json!({
+            "first": first, "against": against, "ratios": pairs, "median_ratio": median,
+        });
+        writeln!(std::io::stdout(), "{out}")?;
+        return Ok(());
+    }
+    print(&first, args)?;
+    writeln!(std::io::stdout(), "against {}:", args.against.join(" "))?;
+    print(&against, args)?;
+    writeln!(
+        std::io::stdout(),
+        "  first over against, pass by pass: median {median:.3} ({min:.3}–{max:.3}) of {} pairs",
+        ratios.len()
+    )?;
+    Ok(())
 }
 
 /// The report, as a JSON line (`--json`) or two lines for a person.

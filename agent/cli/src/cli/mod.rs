@@ -57,16 +57,16 @@ impl ConfigArgs {
 
     /// The `--set` flags as `(key, value)` pairs.
     pub fn overrides(&self) -> anyhow::Result<Vec<(String, config::Value)>> {
-        self.set
-            .iter()
-            .map(|kv| {
-                let (k, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| anyhow::anyhow!("--set {kv}: expected KEY=VALUE"))?;
-                Ok((k.trim().to_string(), parse_value(v.trim())))
-            })
-            .collect()
+        self.set.iter().map(|kv| key_value("--set", kv)).collect()
     }
+}
+
+/// A flag's `KEY=VALUE` as a settings pair; `flag` names it in the error.
+pub(crate) fn key_value(flag: &str, kv: &str) -> anyhow::Result<(String, config::Value)> {
+    let (k, v) = kv
+        .split_once('=')
+        .ok_or_else(|| anyhow::anyhow!("{flag} {kv}: expected KEY=VALUE"))?;
+    Ok((k.trim().to_string(), parse_value(v.trim())))
 }
 
 /// Borrowed `(key, value)` pairs, as the settings' loaders take them.

@@ -204,9 +204,23 @@ pub fn chunk_with<'a>(
     is_stop: impl Fn(&Hash) -> bool,
     shingler: &mut Shingler,
 ) -> Chunks {
+    chunk_words(paragraphs, is_stop, shingler, |_, _, _| false)
+}
+
+/// `chunk_with`, where `words(i, normalised, out)` may give paragraph `i`'s
+/// shingle words (their hashes, as `shingles` step 1 and 2 make them) into
+/// `out` and return `true`: read faster, or already read for the page's
+/// items. Otherwise (`false`) the shingler reads them from the text.
+pub fn chunk_words<'a>(
+    paragraphs: impl Iterator<Item = &'a str>,
+    is_stop: impl Fn(&Hash) -> bool,
+    shingler: &mut Shingler,
+    mut words: impl FnMut(usize, &str, &mut Vec<u64>) -> bool,
+) -> Chunks {
     let mut whole = Sha1::new();
     let mut normalised = String::new();
     let mut chunks = Vec::new();
+    let mut known = Vec::new();
     for (i, p) in paragraphs.enumerate() {
         normalise(p, &mut normalised);
         if i > 0 {
@@ -216,7 +230,12 @@ pub fn chunk_with<'a>(
         let hash = hash(&normalised);
         let stop = normalised.is_empty() || is_stop(&hash);
         if !stop {
-            shingler.add_chunk(&normalised);
+            known.clear();
+            if words(i, &normalised, &mut known) {
+                shingler.add_words(&known);
+            } else {
+                shingler.add_chunk(&normalised);
+            }
         }
         chunks.push(Chunk {
             hash,

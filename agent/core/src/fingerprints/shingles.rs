@@ -157,6 +157,24 @@ impl Shingler {
             }
             bytes.extend_from_slice(&h.to_le_bytes())
         });
+        self.shingle();
+    }
+
+    /// Adds one chunk by its word hashes (steps 1 and 2 done elsewhere, as
+    /// `add_chunk` would do them: `fingerprints::wordgrams` reads the same
+    /// words of most text faster, once for a page's items and shingles).
+    pub fn add_words(&mut self, hashes: &[u64]) {
+        self.words.clear();
+        if self.keep_words {
+            self.page_words.extend_from_slice(hashes);
+        }
+        self.words
+            .extend(hashes.iter().flat_map(|h| h.to_le_bytes()));
+        self.shingle();
+    }
+
+    /// Steps 3 to 5 over the current chunk's words.
+    fn shingle(&mut self) {
         let width = 8 * self.k;
         if self.words.len() < width {
             return;

@@ -40,6 +40,105 @@ const P: u64 = 0x9e37_79b9_7f4a_7c15;
 /// other stretch, up to the next ASCII separator (always a word boundary),
 /// takes the specification's path: [`words`], then [`normalise`] a word.
 pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
+    hash_words(text, buf, out, |_| {}, |_| {});
+}
+
+/// The shingles' words (`shingles`, steps 1 and 2) of a normalised chunk
+/// (`chunks::normalise`), read by the fast path where they are the same
+/// words (`hash_words`): most text, ASCII and the Latin, Greek, Cyrillic,
+/// Hebrew and Arabic letters among it. `false` (and nothing added) where
+/// they may not be: the shingler reads that chunk itself.
+pub fn shingle_words(normalised: &str, out: &mut Vec<u64>) -> bool {
+    let (from, mut alike) = (out.len(), true);
+    hash_words(
+        normalised,
+        &mut String::new(),
+        out,
+        |_| {},
+        |_| alike = false,
+    );
+    if !alike {
+        out.truncate(from);
+    }
+    alike
+}
+
+/// The words of a page's whole text, hashed once: what its items are looked
+/// for in, and where each begins, so that a paragraph of the content takes
+/// its shingle words from here instead of reading them again
+/// ([`PageWords::within`]).
+#[derive(Debug, Default)]
+pub struct PageWords {
+    /// The visible text's word hashes, then the hidden text's.
+    pub hashes: Vec<u64>,
+    /// Where each of the visible text's words begins (a byte offset).
+    starts: Vec<u32>,
+    /// Where the visible text holds a character its words may be read
+    /// otherwise by the shingles (`hash_words`), ascending.
+    unlike: Vec<u32>,
+    buf: String,
+}
+
+impl PageWords {
+    /// Hashes the words of `visible`, then of `hidden` (`hashes` runs on
+    /// from one to the other, as items are looked for).
+    pub fn read(&mut self, visible: &str, hidden: &str) {
+        let PageWords {
+            hashes,
+            starts,
+            unlike,
+            buf,
+        } = self;
+        hashes.clear();
+        starts.clear();
+        unlike.clear();
+        let (starts, unlike) = (|at| starts.push(at as u32), |at| unlike.push(at as u32));
+        hash_words(visible, buf, hashes, starts, unlike);
+        hash_words(hidden, buf, hashes, |_| {}, |_| {});
+    }
+
+    /// The shingle words of the paragraph `visible[s..e]`, where they are
+    /// the same words: a paragraph bounded by ASCII separators (no word of
+    /// the page runs into it or out of it) whose characters the shingles
+    /// read alike (ASCII, the letters of [`folded`] and most separators:
+    /// `hash_words`). `None` otherwise.
+    pub fn within(&self, visible: &str, s: usize, e: usize) -> Option<&[u64]> {
+        let bytes = visible.as_bytes();
+        let bound = |i: usize| bytes.get(i).is_none_or(|b| BYTES[*b as usize] == SEPARATOR);
+        let fits = s <= e && e <= bytes.len() && (s == 0 || bound(s - 1)) && bound(e);
+        let at = self.unlike.partition_point(|&a| (a as usize) < s);
+        if !fits || self.unlike.get(at).is_some_and(|&a| (a as usize) < e) {
+            return None;
+        }
+        let lo = self.starts.partition_point(|&a| (a as usize) < s);
+        let hi = self.starts.partition_point(|&a| (a as usize) < e);
+        Some(&self.hashes[lo..hi])
+    }
+
+    /// A huge page's buffers are not kept for the thread's next pages.
+    pub fn shrink(&mut self, keep: usize) {
+        if self.hashes.capacity() > keep {
+            *self = PageWords::default();
+        }
+    }
+}
+
+/// [`word_hashes`], calling `start_at` with where each word begins.
+///
+/// `unlike_shingles` is called where the text holds a character that may
+/// make the words differ from the shingles' of the same text normalised
+/// whole (`shingles`, step 1 after `chunks::normalise`): one that only the
+/// specification's path reads, or a separator whose normal form composes
+/// with its neighbours or holds a letter ([`folded`]'s `SEP_APART`). A text
+/// without one has the shingles' words.
+#[inline(always)]
+fn hash_words(
+    text: &str,
+    buf: &mut String,
+    out: &mut Vec<u64>,
+    mut start_at: impl FnMut(usize),
+    mut unlike_shingles: impl FnMut(usize),
+) {
     let (bytes, table) = (text.as_bytes(), folded());
     // Room for an eight-byte store past the longest word kept.
     let mut word = [0u8; LONGEST + 8];
@@ -53,12 +152,20 @@ pub fn word_hashes(text: &str, buf: &mut String, out: &mut Vec<u64>) {
         let (len, end, slow) = fold_word(text, i, table, &mut word);
         i = end;
         if slow || len > LONGEST {
-            i = any_script(text, start, buf, out);
+            i = any_script(text, start, buf, out, &mut start_at);
+            if !text.as_bytes()[start..i].is_ascii() {
+                unlike_shingles(start);
+            }
         } else if len > 0 {
             out.push(xxh3_64(&word[..len]));
+            start_at(start);
         } else {
             // A separator that is not ASCII: one character.
-            i += text[i..].chars().next().map_or(1, char::len_utf8);
+            let c = text[i..].chars().next().expect("a character starts here");
+            if table.get(c as usize) != Some(&SEP) {
+                unlike_shingles(i);
+            }
+            i += c.len_utf8();
         }
     }
 }
@@ -70,7 +177,7 @@ const LONGEST: usize = 128;
 /// [`folded`], looked up once a text): its length (past [`LONGEST`]: too
 /// long to keep), where it ends, and whether it holds a character only the
 /// specification's path can fold.
-#[inline]
+#[inline(always)]
 fn fold_word(
     text: &str,
     mut i: usize,
@@ -108,7 +215,7 @@ fn fold_word(
         }
         let c = text[i..].chars().next().expect("a character starts here");
         match table.get(c as usize).copied().unwrap_or(SLOW) {
-            SEP => break,
+            SEP | SEP_APART => break,
             SLOW => return (len, i, true),
             f => {
                 let f = char::from_u32(u32::from(f)).expect("a folded letter");
@@ -164,6 +271,10 @@ const NOT_ASCII: u8 = 0x80;
 /// separates words.
 const SLOW: u16 = 0;
 const SEP: u16 = 1;
+/// A separator here, which the shingles, normalising a whole paragraph
+/// before splitting it, may not read as one (a combining mark composes with
+/// the letter before it; `½` holds digits).
+const SEP_APART: u16 = 2;
 
 /// For each character below U+2070: what it is in a word, by the
 /// specification applied to it alone — a separator, the one letter or
@@ -185,7 +296,19 @@ pub fn folded() -> &'static [u16] {
                     return SLOW;
                 }
                 if !c.is_alphanumeric() {
-                    return SEP;
+                    // A mark composes with some letters before it, not with
+                    // others: never alike whatever the test below says.
+                    if unicode_normalization::char::is_combining_mark(c) {
+                        return SEP_APART;
+                    }
+                    normalise(&format!("a{c}a"), &mut buf);
+                    let mut split = Vec::new();
+                    words(&buf, |w| split.push(w == "a"));
+                    return if split == [true, true] {
+                        SEP
+                    } else {
+                        SEP_APART
+                    };
                 }
                 if cp >= 0x900 || unicode_normalization::char::is_combining_mark(c) {
                     return SLOW;
@@ -209,19 +332,32 @@ pub fn folded() -> &'static [u16] {
 
 /// The words of `text` from `from` (a word boundary) to the next ASCII
 /// separator, by the specification; returns where it stopped.
-fn any_script(text: &str, from: usize, buf: &mut String, out: &mut Vec<u64>) -> usize {
+/// `start` is called with where each word begins (a word that normalises
+/// to several: where it begins, for each).
+fn any_script(
+    text: &str,
+    from: usize,
+    buf: &mut String,
+    out: &mut Vec<u64>,
+    start: &mut impl FnMut(usize),
+) -> usize {
     let end = text.as_bytes()[from..]
         .iter()
         .position(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
         .map_or(text.len(), |p| from + p);
     let mut lower = [0u8; 64];
     words(&text[from..end], |w| {
+        let at = w.as_ptr() as usize - text.as_ptr() as usize;
         if w.is_ascii() {
             out.push(ascii_hash(w.as_bytes(), &mut lower));
+            start(at);
             return;
         }
         normalise(w, buf);
-        words(buf, |n| out.push(xxh3_64(n.as_bytes())));
+        words(buf, |n| {
+            out.push(xxh3_64(n.as_bytes()));
+            start(at);
+        });
     });
     end
 }
@@ -297,6 +433,82 @@ mod tests {
         word_hashes(text, &mut buf, &mut w);
         grams(&w, n, |_, g| out.push(g));
         out
+    }
+
+    /// The shingles' words of a normalised paragraph (their specification).
+    fn by_the_shingles(paragraph: &str) -> Vec<u64> {
+        let (mut buf, mut out) = (String::new(), Vec::new());
+        normalise(paragraph, &mut buf);
+        words(&buf, |w| out.push(xxh3_64(w.as_bytes())));
+        out
+    }
+
+    #[test]
+    fn a_paragraphs_words_read_once_for_the_page_are_its_shingle_words() {
+        let paragraphs = [
+            "First paragraph, plain ASCII: it's 3.5 km long.",
+            "Zweiter Absatz mit Umlauten: Straße, Öl.",
+            "Third\tone  with\r odd spaces and a VeryLongWordThatIsLongerThanTheOneHundredAndTwentyEightBytesTheFastPathKeepsInItsBufferSoItTakesTheSpecificationsPathInsteadOfTheEightByteReads!",
+            "",
+            "ﬁnal ASCII after a ligature",
+            "東京 and ASCII",
+            "x",
+            "Café crème, naïve – “quoted” text",
+            "e\u{301}tude: a combining mark",
+        ];
+        let text = paragraphs.join("\n");
+        let mut page = PageWords::default();
+        page.read(&text, "hidden words too");
+        let mut all = Vec::new();
+        word_hashes(&text, &mut String::new(), &mut all);
+        word_hashes("hidden words too", &mut String::new(), &mut all);
+        assert_eq!(page.hashes, all);
+        let mut at = 0;
+        let mut given = 0;
+        for p in paragraphs {
+            let (s, e) = (at, at + p.len());
+            at = e + 1;
+            let mut fast = Vec::new();
+            if let Some(known) = page.within(&text, s, e) {
+                assert_eq!(known, by_the_shingles(p), "{p:?}");
+                given += 1;
+            }
+            let mut buf = String::new();
+            normalise(p, &mut buf);
+            if shingle_words(&buf, &mut fast) {
+                assert_eq!(fast, by_the_shingles(p), "{p:?}");
+            }
+        }
+        // The ASCII paragraphs (the empty one too) and the one of letters
+        // and separators the fast path reads alike; not the others.
+        assert_eq!(given, 5);
+        // Every character below U+2070, beside ASCII and beside each other.
+        let chars: Vec<char> = (0x80..0x2070u32).filter_map(char::from_u32).collect();
+        for group in chars.chunks(5) {
+            let run: String = group.iter().collect();
+            let paragraphs = [
+                format!("Ab{run}cD"),
+                group.iter().map(|c| format!("x{c}Y ")).collect(),
+                group.iter().map(|c| format!("{c}{c} é{c}")).collect(),
+            ];
+            let text = paragraphs.join("\n");
+            page.read(&text, "");
+            let mut at = 0;
+            for p in &paragraphs {
+                if let Some(known) = page.within(&text, at, at + p.len()) {
+                    assert_eq!(known, by_the_shingles(p), "{p:?}");
+                }
+                at += p.len() + 1;
+                let (mut buf, mut fast) = (String::new(), Vec::new());
+                normalise(p, &mut buf);
+                if shingle_words(&buf, &mut fast) {
+                    assert_eq!(fast, by_the_shingles(p), "{p:?}");
+                }
+            }
+        }
+        // A range that cuts a word is not given.
+        assert_eq!(page.within(&text, 1, 10), None);
+        assert_eq!(page.within(&text, 0, 3), None);
     }
 
     #[test]

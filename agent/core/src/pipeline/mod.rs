@@ -19,11 +19,10 @@ use crate::fingerprints::style;
 use crate::fingerprints::wordgrams;
 use crate::input::page::{Broken, Input, Page};
 use crate::input::site;
-use crate::labels::items::Hit;
 use crate::labels::origin::Origins;
 use crate::labels::{LabeledSets, LabelsHandle};
 use crate::settings::{Settings, UnknownLanguage};
-use crate::verdict::{ItemMatch, Kind, Reason, Verdict};
+use crate::verdict::{Kind, Reason, Verdict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -230,7 +229,7 @@ impl Pipeline {
     pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, AnalyseError> {
         let analysis = self.extractor.read(page, |_| {})?;
         let content = self.extractor.content(&analysis, page);
-        let found = chunks::chunk(content.paragraphs(&analysis), |h| self.stop.contains(h));
+        let found = self.chunk(content.paragraphs(&analysis));
         let lang = self.detect(&sample(content.paragraphs(&analysis), self.sample_bytes()));
         Ok(self.matchable(found, lang))
     }
@@ -250,7 +249,7 @@ impl Pipeline {
         &self,
         paragraphs: impl Iterator<Item = &'a str> + Clone,
     ) -> Matchable {
-        let found = chunks::chunk(paragraphs.clone(), |h| self.stop.contains(h));
+        let found = self.chunk(paragraphs.clone());
         let lang = self.detect(&sample(paragraphs, self.sample_bytes()));
         self.matchable(found, lang)
     }
@@ -265,9 +264,24 @@ impl Pipeline {
     ) -> (Option<String>, Option<Vec<u32>>) {
         let mut shingler = Shingler::default();
         shingler.minhash(Some(hashes));
-        let found = chunks::chunk_with(paragraphs, |h| self.stop.contains(h), &mut shingler);
+        let found = chunks::chunk_words(
+            paragraphs,
+            |h| self.stop.contains(h),
+            &mut shingler,
+            |_, normalised, out| wordgrams::shingle_words(normalised, out),
+        );
         let digest = (!found.chunks.is_empty()).then(|| chunks::to_hex(&found.whole));
         (digest, shingler.take_minhash())
+    }
+
+    /// `chunks::chunk`, most paragraphs' words read by the fast path.
+    fn chunk<'a>(&self, paragraphs: impl Iterator<Item = &'a str>) -> Chunks {
+        chunks::chunk_words(
+            paragraphs,
+            |h| self.stop.contains(h),
+            &mut Shingler::default(),
+            |_, normalised, out| wordgrams::shingle_words(normalised, out),
+        )
     }
 
     fn sample_bytes(&self) -> usize {
@@ -345,6 +359,16 @@ impl Pipeline {
     }
 
     fn judge(&self, page: &Page, labels: &LabeledSets, v: &mut Verdict) {
+        items::with_scratch(|scratch| self.judge_in(page, labels, v, scratch));
+    }
+
+    fn judge_in(
+        &self,
+        page: &Page,
+        labels: &LabeledSets,
+        v: &mut Verdict,
+        scratch: &mut items::Scratch,
+    ) {
         let s = &self.settings;
         // FineWeb's first step, and the cheapest: no byte of the page is read.
         if let Some(listed) = self.urls.blocked(&page.url) {
@@ -380,15 +404,15 @@ impl Pipeline {
             Some(Reason::NoVisibleText) => {
                 drop(v, Reason::NoVisibleText);
                 // Hidden text may still hold an item.
-                return self.match_items(labels, &analysis, v);
+                return self.match_items(labels, &analysis, v, scratch);
             }
             Some(reason) => {
                 drop(v, reason);
                 // A copier with short pages is still a copier: the content a
                 // dropped page holds is matched, its copy rules follow the drop
                 // reason as notes, and it counts in its neighborhoods.
-                self.match_content(labels, &content, &analysis, v);
-                return self.match_items(labels, &analysis, v);
+                self.match_content(labels, &content, &analysis, v, scratch);
+                return self.match_items(labels, &analysis, v, scratch);
             }
             None => {}
         }
@@ -410,8 +434,8 @@ impl Pipeline {
             drop(v, Reason::Language);
         }
         let ruled = self.run_rules(page, &content, &analysis, v);
-        self.match_content(labels, &content, &analysis, v);
-        self.match_items(labels, &analysis, v);
+        self.match_content(labels, &content, &analysis, v, scratch);
+        self.match_items(labels, &analysis, v, scratch);
         if s.output.content && v.verdict != Kind::Drop {
             v.content = Some(ruled.unwrap_or_else(|| content.text(&analysis)));
         }
@@ -455,6 +479,7 @@ impl Pipeline {
         content: &Content,
         analysis: &Analysis,
         v: &mut Verdict,
+        scratch: &mut items::Scratch,
     ) {
         // A dropped page is chunked only to be matched (or counted): with no
         // labeled set there is nothing to find, and junk pages should stay cheap.
@@ -468,10 +493,11 @@ impl Pipeline {
         if v.verdict != Kind::Drop {
             shingler.minhash(self.settings.dedup.hashes());
         }
-        let chunks = chunks::chunk_with(
+        let chunks = chunks::chunk_words(
             content.paragraphs(analysis),
             |h| self.stop.contains(h),
             &mut shingler,
+            items::content_words(scratch, labels, analysis, content),
         );
         v.minhash = shingler.take_minhash();
         if self.count {
@@ -501,105 +527,6 @@ impl Pipeline {
     }
 }
 
-impl Pipeline {
-    /// The items of item sets the page contains, looked for in its whole
-    /// visible text — boilerplate, lists and tables too — and then in the
-    /// text of its hidden elements: a benchmark item may be set out anywhere
-    /// (a quiz's collapsed answer), and its words run on across the page's
-    /// line and block breaks (`fingerprints::wordgrams`).
-    fn match_items(&self, labels: &LabeledSets, analysis: &Analysis, v: &mut Verdict) {
-        if !labels.carry_items() {
-            return;
-        }
-        let items = &self.settings.labels.items;
-        let mut found = Vec::new();
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            let ItemScratch {
-                buf,
-                words,
-                grams,
-                hits,
-            } = &mut *scratch;
-            words.clear();
-            wordgrams::word_hashes(&analysis.text, buf, words);
-            wordgrams::word_hashes(&analysis.hidden_text, buf, words);
-            // Sets made with the same words per gram (all, as a rule) share them.
-            let (rule, mut grams_n) = (items.rule(), 0);
-            for set in labels.sets() {
-                let Some(index) = &set.items else { continue };
-                if grams_n != index.n {
-                    grams.clear();
-                    wordgrams::grams(words, index.n, |_, g| grams.push(g));
-                    grams_n = index.n;
-                }
-                hits.clear();
-                index.hits(grams, hits);
-                for f in index.found(hits, &rule) {
-                    let item = &index.items[f.item as usize];
-                    let share = f64::from(f.matched) / f64::from(item.grams.max(1));
-                    found.push((share.min(1.0), set, f.item));
-                }
-            }
-            scratch.shrink();
-        });
-        v.items_found = found.len() as u32;
-        // The most complete first: where a page holds an item and its
-        // siblings (items sharing a passage), the item itself leads.
-        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(&b.2)));
-        for (share, set, i) in found.into_iter().take(items.listed) {
-            let index = set.items.as_ref().expect("a set with items");
-            let item = &index.items[i as usize];
-            v.items.push(ItemMatch {
-                set: set.name.clone(),
-                task: index.tasks[item.task as usize].clone(),
-                id: item.id.clone(),
-                share: (share * 1000.0).round() / 1000.0,
-            });
-        }
-        if v.items_found == 0 {
-            return;
-        }
-        // After the drop reason (a dropped page keeps its verdict; the item
-        // is a note) and the copy rules.
-        let first = usize::from(v.verdict == Kind::Drop).min(v.reasons.len());
-        let at = first
-            + v.reasons[first..]
-                .iter()
-                .take_while(|r| r.is_copy())
-                .count();
-        v.reasons.insert(at, Reason::LabeledItem);
-        if v.verdict != Kind::Drop {
-            v.verdict = Kind::Flag;
-        }
-    }
-}
-
-/// What `match_items` works in, kept by each thread from page to page: a
-/// page's words and grams run to tens of thousands, and allocating them
-/// afresh was a fifth of what matching items cost.
-#[derive(Default)]
-struct ItemScratch {
-    buf: String,
-    words: Vec<u64>,
-    grams: Vec<u64>,
-    hits: Vec<Hit>,
-}
-
-impl ItemScratch {
-    /// A huge page's buffers are not kept for the thread's next pages.
-    fn shrink(&mut self) {
-        const KEEP: usize = 1 << 18;
-        if self.words.capacity() > KEEP || self.grams.capacity() > KEEP {
-            *self = ItemScratch::default();
-        }
-    }
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<ItemScratch> = std::cell::RefCell::new(ItemScratch::default());
-}
-
 /// The mutables dictionary a page's immutables are taken with: its
 /// language's. Word salad — what a spinner's every-word setting can make —
 /// defeats language detection, so a page of unknown language is read with
@@ -627,5 +554,6 @@ fn sample<'a>(paragraphs: impl Iterator<Item = &'a str>, max: usize) -> String {
     out
 }
 
+mod items;
 #[cfg(test)]
 mod tests;
