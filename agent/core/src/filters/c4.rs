@@ -44,12 +44,8 @@ impl C4 {
         let mut sentences = 0u32;
         for line in words::splitlines(text) {
             let line = words::strip(line);
-            let n_words = line
-                .split(words::is_space)
-                .filter(|w| !w.is_empty())
-                .count();
-            let long = |w: &&str| words::chars(w) > self.max_word_length;
-            if self.max_word_length > 0 && line.split(words::is_space).any(|w| long(&w)) {
+            let (n_words, longest) = words::split_counts(line);
+            if self.max_word_length > 0 && longest > self.max_word_length {
                 kept.removed += 1;
                 continue;
             }
@@ -82,7 +78,12 @@ impl C4 {
                 kept.removed += 1;
                 continue;
             }
-            sentences += words::sentences(&line) as u32;
+            // Only whether the page reaches the minimum matters (and, where
+            // it does not, the count): the words of the lines after it are
+            // not split to count their sentences.
+            if sentences < self.min_num_sentences {
+                sentences += words::sentences(&line) as u32;
+            }
             if !kept.text.is_empty() {
                 kept.text.push('\n');
             }

@@ -25,7 +25,7 @@ pub struct FineWeb {
 }
 
 impl FineWeb {
-    pub fn check(&self, text: &str, words: &[&str]) -> Result<(), Failure> {
+    pub fn check(&self, text: &str, words: &mut super::Words<'_>) -> Result<(), Failure> {
         let fail = |rule, value: f64, limit: f64| Err(Failure::new(rule, value, limit));
         let lines: Vec<&str> = text
             .split('\n')
@@ -52,7 +52,13 @@ impl FineWeb {
         if dup > self.char_duplicates_ratio {
             return fail("char_dup_ratio", dup, self.char_duplicates_ratio);
         }
-        let newlines = text.matches('\n').count() as f64 / words.len().max(1) as f64;
+        let newlines = text.matches('\n').count() as f64;
+        // The words outnumber the runs between spaces: a page whose runs
+        // keep the ratio keeps it, and its words are not split.
+        if newlines / words.at_least().max(1) as f64 <= self.new_line_ratio {
+            return Ok(());
+        }
+        let newlines = newlines / words.all().len().max(1) as f64;
         if newlines > self.new_line_ratio {
             return fail("list_ratio", newlines, self.new_line_ratio);
         }

@@ -29,11 +29,8 @@ impl GopherQuality {
     pub fn check(&self, text: &str, words: &[&str]) -> Result<(), Failure> {
         let fail = |rule, value: f64, limit: f64| Err(Failure::new(rule, value, limit));
         let n_words = words.len() as f64;
-        let (mut kept, mut kept_chars) = (0u32, 0usize);
-        for w in words.iter().filter(|w| !words::is_symbol(w)) {
-            kept += 1;
-            kept_chars += chars(w);
-        }
+        let counts = self.count(words);
+        let (kept, kept_chars) = (counts.kept, counts.kept_chars);
         let (min, max) = (self.min_doc_words, self.max_doc_words);
         if min > 0 && kept < min {
             return fail("gopher_short_doc", kept as f64, min as f64);
@@ -60,11 +57,7 @@ impl GopherQuality {
             return fail("gopher_too_many_ellipsis", ellipses, symbols);
         }
         self.check_lines(text)?;
-        let alpha = words
-            .iter()
-            .filter(|w| w.chars().any(words::is_alpha))
-            .count() as f64
-            / n_words;
+        let alpha = counts.alpha as f64 / n_words;
         if self.max_non_alpha_words_ratio > 0.0 && alpha < self.max_non_alpha_words_ratio {
             return fail(
                 "gopher_below_alpha_threshold",
@@ -73,14 +66,7 @@ impl GopherQuality {
             );
         }
         if self.min_stop_words > 0 {
-            let longest = self.stop_words.iter().map(String::len).max().unwrap_or(0);
-            let mut seen = vec![false; self.stop_words.len()];
-            for w in words.iter().filter(|w| w.len() <= longest) {
-                if let Some(i) = self.stop_words.iter().position(|s| s == w) {
-                    seen[i] = true;
-                }
-            }
-            let found = seen.iter().filter(|&&s| s).count();
+            let found = counts.stop_seen.iter().filter(|&&s| s).count();
             if (found as u32) < self.min_stop_words {
                 return fail(
                     "gopher_enough_stop_words",
@@ -90,6 +76,37 @@ impl GopherQuality {
             }
         }
         Ok(())
+    }
+
+    /// What the rules count of the words, in one pass: an ASCII word (most)
+    /// is read a byte at a time for all of it; another by its characters.
+    fn count(&self, words: &[&str]) -> Counts {
+        let longest = self.stop_words.iter().map(String::len).max().unwrap_or(0);
+        let mut c = Counts {
+            stop_seen: vec![false; self.stop_words.len()],
+            ..Counts::default()
+        };
+        for w in words {
+            let (symbol, alpha, length) = if w.is_ascii() {
+                let b = w.as_bytes();
+                let symbol = b.iter().all(|&x| words::ASCII_SYMBOLS >> x & 1 == 1);
+                (symbol, b.iter().any(u8::is_ascii_alphabetic), w.len())
+            } else {
+                let alpha = w.chars().any(words::is_alpha);
+                (words::is_symbol(w), alpha, chars(w))
+            };
+            if !symbol {
+                c.kept += 1;
+                c.kept_chars += length;
+            }
+            c.alpha += usize::from(alpha);
+            if w.len() <= longest && self.min_stop_words > 0 {
+                if let Some(i) = self.stop_words.iter().position(|s| s == w) {
+                    c.stop_seen[i] = true;
+                }
+            }
+        }
+        c
     }
 
     /// Lines that start with a bullet, lines that end with an ellipsis.
@@ -120,4 +137,16 @@ impl GopherQuality {
         }
         Ok(())
     }
+}
+
+/// The words' counts the rules are computed from.
+#[derive(Default)]
+struct Counts {
+    /// Words that are not symbols alone, and their characters.
+    kept: u32,
+    kept_chars: usize,
+    /// Words with a letter.
+    alpha: usize,
+    /// Which stop words occur.
+    stop_seen: Vec<bool>,
 }

@@ -175,13 +175,12 @@ pub fn rule(text: &str, settings: &FilterSettings) -> Ruled {
     while i < sets.len() {
         let c4 = {
             let now: &str = out.text.as_deref().unwrap_or(text);
-            let mut words: Option<Vec<&str>> = None;
+            let mut words = Words::new(now);
             while i < sets.len() && sets[i] != RuleSet::C4 {
-                let w = words.get_or_insert_with(|| words::words(now));
                 let result = match sets[i] {
-                    RuleSet::GopherRepetition => settings.gopher_repetition.check(now, w),
-                    RuleSet::GopherQuality => settings.gopher_quality.check(now, w),
-                    _ => settings.fineweb.check(now, w),
+                    RuleSet::GopherRepetition => settings.gopher_repetition.check(now, words.all()),
+                    RuleSet::GopherQuality => settings.gopher_quality.check(now, words.all()),
+                    _ => settings.fineweb.check(now, &mut words),
                 };
                 if let Err(f) = result {
                     out.failed = Some(failed(sets[i], f));
@@ -207,6 +206,34 @@ pub fn rule(text: &str, settings: &FilterSettings) -> Ruled {
         i += 1;
     }
     out
+}
+
+/// A text's words (`words::words`), split at most once, when a rule set
+/// first needs them: FineWeb's rules need only their number, and only where
+/// a bound from the text's whitespace does not decide.
+pub struct Words<'a> {
+    text: &'a str,
+    words: Option<Vec<&'a str>>,
+}
+
+impl<'a> Words<'a> {
+    pub fn new(text: &'a str) -> Words<'a> {
+        Words { text, words: None }
+    }
+
+    pub fn all(&mut self) -> &[&'a str] {
+        let text = self.text;
+        self.words.get_or_insert_with(|| words::words(text))
+    }
+
+    /// A bound the number of words is at least: the runs between whitespace
+    /// (each is one word or more), or the words where they are split already.
+    pub fn at_least(&self) -> usize {
+        match &self.words {
+            Some(w) => w.len(),
+            None => words::spans(self.text),
+        }
+    }
 }
 
 fn failed(set: RuleSet, mut f: Failure) -> (Reason, Failure) {

@@ -3,7 +3,7 @@
 //! words are `tokenizer`'s. Lengths are in characters (`len` in Python), not
 //! bytes.
 
-pub use super::tokenizer::{sentences, words};
+pub use super::tokenizer::{sentences, span_count as spans, words};
 
 /// Python's `len` of a string: its characters.
 pub fn chars(s: &str) -> usize {
@@ -65,6 +65,31 @@ fn is_line_end(c: char) -> bool {
     )
 }
 
+/// The words of a line as Python's `str.split()` makes them: how many, and
+/// the characters of the longest. An ASCII line is read a byte at a time.
+pub fn split_counts(line: &str) -> (usize, usize) {
+    if !line.is_ascii() {
+        return line
+            .split(is_space)
+            .filter(|w| !w.is_empty())
+            .fold((0, 0), |(n, longest), w| (n + 1, longest.max(chars(w))));
+    }
+    let (mut n, mut longest, mut run) = (0, 0, 0);
+    for &b in line.as_bytes() {
+        if matches!(b, b'\t'..=b'\r' | b' ' | 0x1c..=0x1f) {
+            if run > 0 {
+                (n, longest, run) = (n + 1, longest.max(run), 0);
+            }
+        } else {
+            run += 1;
+        }
+    }
+    if run > 0 {
+        (n, longest) = (n + 1, longest.max(run));
+    }
+    (n, longest)
+}
+
 /// Python's `str.isspace()` for one character.
 pub fn is_space(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}')
@@ -98,7 +123,7 @@ pub fn is_symbol(word: &str) -> bool {
 
 /// The ASCII characters of `SYMBOLS` as bits: a test, not a search, for
 /// most characters.
-const ASCII_SYMBOLS: u128 = {
+pub(crate) const ASCII_SYMBOLS: u128 = {
     let mut bits = 0u128;
     let mut i = 0;
     while i < SYMBOLS.len() {
@@ -194,6 +219,17 @@ mod tests {
             ["a", "b", "", "c"]
         );
         assert_eq!(chars("naïve"), 5);
+        for line in [
+            "",
+            "  a bb\tccc \x1c dddd ",
+            "naïve  words\u{a0}here",
+            "one",
+            "x\u{2003}yy",
+        ] {
+            let words: Vec<&str> = line.split(is_space).filter(|w| !w.is_empty()).collect();
+            let longest = words.iter().map(|w| chars(w)).max().unwrap_or(0);
+            assert_eq!(split_counts(line), (words.len(), longest), "{line:?}");
+        }
         assert!(is_symbol("...") && is_symbol("''") && !is_symbol("a."));
         assert!(ends_sentence("Done.") && ends_sentence("¿Qué?") && !ends_sentence("no"));
     }

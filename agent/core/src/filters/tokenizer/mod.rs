@@ -28,15 +28,57 @@ static EXCEPTIONS: &str = include_str!(concat!(
     "/../../rules/spacy_en_exceptions.tsv"
 ));
 
-fn exceptions() -> &'static FxHashMap<&'static str, Vec<&'static str>> {
-    static MAP: OnceLock<FxHashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+fn exceptions() -> &'static Exceptions {
+    static MAP: OnceLock<Exceptions> = OnceLock::new();
     MAP.get_or_init(|| {
-        EXCEPTIONS
-            .lines()
-            .filter_map(|l| l.split_once('\t'))
-            .map(|(orth, words)| (orth, words.split(' ').collect()))
-            .collect()
+        Exceptions::new(
+            EXCEPTIONS
+                .lines()
+                .filter_map(|l| l.split_once('\t'))
+                .map(|(orth, words)| (orth, words.split(' ').collect())),
+        )
     })
+}
+
+/// The exceptions, looked up by string. Nearly every string a page's words
+/// are split from is none, and most say so before they are hashed: by
+/// their length (none is longer than the longest) or by their first and
+/// last bytes (a bit for each pair that begins and ends one).
+struct Exceptions {
+    map: FxHashMap<&'static str, Vec<&'static str>>,
+    longest: usize,
+    ends: Vec<u64>,
+}
+
+impl Exceptions {
+    fn new(entries: impl Iterator<Item = (&'static str, Vec<&'static str>)>) -> Exceptions {
+        let map: FxHashMap<_, _> = entries.collect();
+        let mut ends = vec![0u64; 1 << 16 >> 6];
+        for key in map.keys() {
+            let pair = Self::pair(key);
+            ends[pair >> 6] |= 1 << (pair & 63);
+        }
+        let longest = map.keys().map(|k| k.len()).max().unwrap_or(0);
+        Exceptions { map, longest, ends }
+    }
+
+    /// The first and last bytes of `s`, as one index.
+    fn pair(s: &str) -> usize {
+        let b = s.as_bytes();
+        match (b.first(), b.last()) {
+            (Some(&f), Some(&l)) => usize::from(f) << 8 | usize::from(l),
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    fn get(&self, s: &str) -> Option<&Vec<&'static str>> {
+        let pair = Self::pair(s);
+        if s.len() > self.longest || self.ends[pair >> 6] & (1 << (pair & 63)) == 0 {
+            return None;
+        }
+        self.map.get(s)
+    }
 }
 
 /// The words of a text as datatrove's English `split_into_words` gives
@@ -52,6 +94,12 @@ pub fn words(text: &str) -> Vec<&str> {
         merge_specials(span, &mut out, from, exc);
     }
     out
+}
+
+/// How many runs between whitespace a text has ([`words`] splits each into
+/// one word or more).
+pub fn span_count(text: &str) -> usize {
+    spans(text).count()
 }
 
 /// The runs of a text between whitespace (Python's `str.isspace`), as
@@ -110,7 +158,7 @@ fn spans(text: &str) -> impl Iterator<Item = &str> {
 /// spaCy's `_split_affixes` and `_attach_tokens` for one span.
 fn split_span<'a>(
     span: &'a str,
-    exc: &FxHashMap<&'static str, Vec<&'static str>>,
+    exc: &Exceptions,
     out: &mut Vec<&'a str>,
     suffixes: &mut Vec<&'a str>,
 ) {
@@ -122,6 +170,39 @@ fn split_span<'a>(
     if span.bytes().all(|b| b.is_ascii_alphabetic()) {
         return out.push(span);
     }
+    // Most others are letters and the mark that ends a clause (`word,`
+    // `end.`): the suffix rules split the mark off, and the letters are
+    // split no further unless they are an exception (`split_general`'s
+    // steps for such a span, taken at once; a test holds them equal).
+    if let Some(letters) = letters_then_mark(span) {
+        if special(letters).is_none() {
+            out.push(letters);
+            return out.push(&span[letters.len()..]);
+        }
+    }
+    split_general(span, exc, out, suffixes);
+}
+
+/// The letters of a span that is ASCII letters and one mark the suffix
+/// rules split off after them: `,;:!?`, or a period after a lower-case
+/// letter (`A.` is one word to spaCy, `end.` two).
+fn letters_then_mark(span: &str) -> Option<&str> {
+    let (&last, letters) = span.as_bytes().split_last()?;
+    let before = *letters.last()?;
+    let mark = matches!(last, b',' | b';' | b':' | b'!' | b'?')
+        || (last == b'.' && before.is_ascii_lowercase());
+    (mark && letters.iter().all(u8::is_ascii_alphabetic)).then(|| &span[..letters.len()])
+}
+
+/// `split_span` past its shortcuts: spaCy's loop over prefixes and
+/// suffixes, then the exception, URL or infixes of what is left.
+fn split_general<'a>(
+    span: &'a str,
+    exc: &Exceptions,
+    out: &mut Vec<&'a str>,
+    suffixes: &mut Vec<&'a str>,
+) {
+    let special = |s: &str| exc.get(s);
     let mut s = span;
     suffixes.clear();
     let mut last = usize::MAX;
@@ -228,12 +309,7 @@ fn is_url(s: &str) -> bool {
 /// spaCy's special cases matched across the tokens affixes made (an
 /// emoticon `):` split into `)` and `:`): of a span's words, the longest
 /// run that spells an exception is merged back, left to right.
-fn merge_specials<'a>(
-    span: &'a str,
-    words: &mut Vec<&'a str>,
-    from: usize,
-    exc: &FxHashMap<&'static str, Vec<&'static str>>,
-) {
+fn merge_specials<'a>(span: &'a str, words: &mut Vec<&'a str>, from: usize, exc: &Exceptions) {
     if words.len() - from < 2 || span.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return;
     }
@@ -337,6 +413,38 @@ fn is_punct(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shortcut_for_a_word_and_its_mark_is_the_general_split() {
+        let exc = exceptions();
+        let mut next = crate::fingerprints::xorshift(7);
+        let letters = b"aAbBzZeEgGmMrRsStTxXnN";
+        let marks = b",;:!?.";
+        let mut spans: Vec<String> = exc.map.keys().map(|k| k.to_string()).collect();
+        spans.extend(
+            exc.map
+                .keys()
+                .map(|k| format!("{}.", k.trim_end_matches('.'))),
+        );
+        for _ in 0..20_000 {
+            let len = 1 + (next() % 6) as usize;
+            let mut w: String = (0..len)
+                .map(|_| char::from(letters[(next() % letters.len() as u64) as usize]))
+                .collect();
+            w.push(char::from(marks[(next() % marks.len() as u64) as usize]));
+            spans.push(w);
+        }
+        for span in spans.iter().filter(|s| !s.contains(char::is_whitespace)) {
+            let (mut fast, mut general, mut sfx) = (Vec::new(), Vec::new(), Vec::new());
+            split_span(span, exc, &mut fast, &mut sfx);
+            if exc.get(span).is_none() {
+                split_general(span, exc, &mut general, &mut sfx);
+            } else {
+                general = fast.clone();
+            }
+            assert_eq!(fast, general, "{span:?}");
+        }
+    }
 
     #[test]
     fn punctuation_is_split_off_as_spacy_does() {
