@@ -47,12 +47,13 @@ impl FineWeb {
         if short > self.short_line_thr {
             return fail("short_line_ratio", short, self.short_line_thr);
         }
-        let length = chars(text) - text.matches('\n').count();
+        let newlines = words::count(text, "\n");
+        let length = chars(text) - newlines;
         let dup = duplicates(&lines).1 as f64 / length.max(1) as f64;
         if dup > self.char_duplicates_ratio {
             return fail("char_dup_ratio", dup, self.char_duplicates_ratio);
         }
-        let newlines = text.matches('\n').count() as f64;
+        let newlines = newlines as f64;
         // The words outnumber the runs between spaces: a page whose runs
         // keep the ratio keeps it, and its words are not split.
         if newlines / words.at_least().max(1) as f64 <= self.new_line_ratio {

@@ -48,11 +48,11 @@ impl GopherQuality {
             }
         }
         let symbols = self.max_symbol_word_ratio;
-        let hashes = text.matches('#').count() as f64 / n_words;
+        let hashes = words::count(text, "#") as f64 / n_words;
         if symbols > 0.0 && hashes > symbols {
             return fail("gopher_too_many_hashes", hashes, symbols);
         }
-        let ellipses = (text.matches("...").count() + text.matches('…').count()) as f64 / n_words;
+        let ellipses = (words::count(text, "...") + words::count(text, "…")) as f64 / n_words;
         if symbols > 0.0 && ellipses > symbols {
             return fail("gopher_too_many_ellipsis", ellipses, symbols);
         }

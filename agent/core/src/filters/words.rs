@@ -44,8 +44,7 @@ fn line_end(text: &str) -> Option<(usize, char)> {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
-        if matches!(c, b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2) {
+        if MAY_END_LINE[b[i] as usize] {
             let ch = text[i..].chars().next()?;
             if is_line_end(ch) {
                 return Some((i, ch));
@@ -57,6 +56,20 @@ fn line_end(text: &str) -> Option<(usize, char)> {
     }
     None
 }
+
+/// The bytes [`line_end`] decodes at: one table read a byte.
+const MAY_END_LINE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(
+            b as u8,
+            b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2
+        );
+        b += 1;
+    }
+    t
+};
 
 fn is_line_end(c: char) -> bool {
     matches!(
@@ -88,6 +101,16 @@ pub fn split_counts(line: &str) -> (usize, usize) {
         (n, longest) = (n + 1, longest.max(run));
     }
     (n, longest)
+}
+
+/// Python's `str.count(pattern)`: occurrences that do not overlap, found by
+/// the memchr crate's vectorised search (std's `matches` is a byte loop).
+pub fn count(text: &str, pattern: &str) -> usize {
+    match pattern.as_bytes() {
+        [] => chars(text) + 1,
+        [byte] => memchr::memchr_iter(*byte, text.as_bytes()).count(),
+        bytes => memchr::memmem::find_iter(text.as_bytes(), bytes).count(),
+    }
 }
 
 /// Python's `str.isspace()` for one character.
@@ -213,12 +236,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn lines_end_where_python_ends_them_whatever_the_character() {
+        for c in (0..0x3100u32).filter_map(char::from_u32) {
+            let text = format!("a{c}b\nc{c}{c}é{c}");
+            let mut lines = Vec::new();
+            let mut rest = text.as_str();
+            while let Some((at, ch)) = rest.char_indices().find(|&(_, ch)| is_line_end(ch)) {
+                lines.push(&rest[..at]);
+                let mut next = at + ch.len_utf8();
+                if ch == '\r' && rest[next..].starts_with('\n') {
+                    next += 1;
+                }
+                rest = &rest[next..];
+            }
+            if !rest.is_empty() {
+                lines.push(rest);
+            }
+            assert_eq!(splitlines(&text).collect::<Vec<_>>(), lines, "{c:?}");
+        }
+    }
+
+    #[test]
     fn lines_and_characters_as_python_counts_them() {
         assert_eq!(
             splitlines("a\r\nb\n\nc\n").collect::<Vec<_>>(),
             ["a", "b", "", "c"]
         );
         assert_eq!(chars("naïve"), 5);
+        for (text, pattern, n) in [
+            (".....", "...", 1),
+            ("......", "...", 2),
+            ("a#b##", "#", 3),
+            ("x…y……", "…", 3),
+            ("ab", "", 3),
+        ] {
+            assert_eq!(count(text, pattern), n, "{text:?} {pattern:?}");
+            assert_eq!(count(text, pattern), text.matches(pattern).count());
+        }
         for line in [
             "",
             "  a bb\tccc \x1c dddd ",

@@ -110,9 +110,10 @@ fn spans(text: &str) -> impl Iterator<Item = &str> {
     let mut i = 0;
     // The width of the whitespace character at `i`, 0 when there is none.
     let space_at = move |i: usize| -> usize {
-        let c = b[i];
-        if c < 0x80 {
-            return usize::from(matches!(c, b'\t'..=b'\r' | b' ' | 0x1c..=0x1f));
+        match SPACE_BYTES[b[i] as usize] {
+            NOT_SPACE => return 0,
+            SPACE => return 1,
+            _ => {}
         }
         let ch = text[i..].chars().next().unwrap_or(' ');
         if is_space(ch) {
@@ -134,26 +135,37 @@ fn spans(text: &str) -> impl Iterator<Item = &str> {
         }
         let start = i;
         while i < b.len() {
-            let c = b[i];
-            if c < 0x80 {
-                if matches!(c, b'\t'..=b'\r' | b' ' | 0x1c..=0x1f) {
-                    break;
-                }
-                i += 1;
-            } else if matches!(c, 0xc2 | 0xe1 | 0xe2 | 0xe3) {
-                // Only U+0085, U+00A0 (C2), U+1680 (E1), U+2000–U+205F (E2)
-                // and U+3000 (E3) are spaces beyond ASCII.
-                if space_at(i) > 0 {
-                    break;
-                }
-                i += 1;
-            } else {
-                i += 1;
+            match SPACE_BYTES[b[i] as usize] {
+                NOT_SPACE => i += 1,
+                SPACE => break,
+                _ if space_at(i) > 0 => break,
+                _ => i += 1,
             }
         }
         Some(&text[start..i])
     })
 }
+
+/// What a byte says of whitespace: none, an ASCII space (`\t`–`\r`, ` `,
+/// `\x1c`–`\x1f`), or the lead byte of a character that may be one: only
+/// U+0085, U+00A0 (C2), U+1680 (E1), U+2000–U+205F (E2) and U+3000 (E3)
+/// are spaces beyond ASCII.
+const SPACE_BYTES: [u8; 256] = {
+    let mut t = [NOT_SPACE; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'\t'..=b'\r' | b' ' | 0x1c..=0x1f => SPACE,
+            0xc2 | 0xe1 | 0xe2 | 0xe3 => MAYBE_SPACE,
+            _ => NOT_SPACE,
+        };
+        b += 1;
+    }
+    t
+};
+const NOT_SPACE: u8 = 0;
+const SPACE: u8 = 1;
+const MAYBE_SPACE: u8 = 2;
 
 /// spaCy's `_split_affixes` and `_attach_tokens` for one span.
 fn split_span<'a>(
@@ -443,6 +455,21 @@ mod tests {
                 general = fast.clone();
             }
             assert_eq!(fast, general, "{span:?}");
+        }
+    }
+
+    #[test]
+    fn spans_are_the_runs_between_every_kind_of_space() {
+        for c in (0..0x3100u32)
+            .chain(0xfeff..0xff10)
+            .filter_map(char::from_u32)
+        {
+            let text = format!("a{c}b {c}{c}c\u{a0}é{c}");
+            let runs: Vec<&str> = text
+                .split(super::is_space)
+                .filter(|r| !r.is_empty())
+                .collect();
+            assert_eq!(spans(&text).collect::<Vec<_>>(), runs, "{c:?}");
         }
     }
 
