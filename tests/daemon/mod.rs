@@ -30,6 +30,34 @@ async fn pages_stream(js: &async_nats::jetstream::Context, subject: &str) {
     .unwrap();
 }
 
+/// Publishes one message to `subject` (stream `PAGES` created when missing)
+/// and waits for JetStream's acknowledgement. The agent, starting, creates
+/// the same stream: on a loaded machine a publish can meet the moment between
+/// the two (`StreamNotFound`, seen once in a full run), and is made again.
+async fn publish_acked(
+    js: &async_nats::jetstream::Context,
+    subject: &str,
+    headers: async_nats::HeaderMap,
+    message: Vec<u8>,
+) {
+    use async_nats::jetstream::context::PublishErrorKind;
+    for attempt in 0.. {
+        pages_stream(js, subject).await;
+        let ack = js
+            .publish_with_headers(subject.to_string(), headers.clone(), message.clone().into())
+            .await
+            .unwrap()
+            .await;
+        match ack {
+            Ok(_) => return,
+            Err(e) if e.kind() == PublishErrorKind::StreamNotFound && attempt < 20 => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("publish to {subject}: {e}"),
+        }
+    }
+}
+
 pub struct Nats {
     pub child: Option<Child>,
     pub port: u16,
@@ -124,13 +152,8 @@ impl Nats {
     /// stream `PAGES` on it when missing), each acknowledged by JetStream.
     pub fn publish_pages(&self, subject: &str, messages: impl IntoIterator<Item = Vec<u8>>) {
         self.with_jetstream(async |js| {
-            pages_stream(&js, subject).await;
             for m in messages {
-                js.publish(subject.to_string(), m.into())
-                    .await
-                    .unwrap()
-                    .await
-                    .unwrap();
+                publish_acked(&js, subject, async_nats::HeaderMap::new(), m).await;
             }
         });
     }
@@ -139,16 +162,11 @@ impl Nats {
     /// page's response headers there), stream `PAGES` created when missing.
     pub fn publish_with_headers(&self, subject: &str, message: Vec<u8>, headers: &[(&str, &str)]) {
         self.with_jetstream(async |js| {
-            pages_stream(&js, subject).await;
             let mut map = async_nats::HeaderMap::new();
             for (k, v) in headers {
                 map.append(*k, *v);
             }
-            js.publish_with_headers(subject.to_string(), map, message.into())
-                .await
-                .unwrap()
-                .await
-                .unwrap();
+            publish_acked(&js, subject, map, message).await;
         });
     }
 
