@@ -229,7 +229,7 @@ impl Pipeline {
     pub fn matchable_chunks(&self, page: &Page) -> Result<Matchable, AnalyseError> {
         let analysis = self.extractor.read(page, |_| {})?;
         let content = self.extractor.content(&analysis, page);
-        let found = self.chunk(content.paragraphs(&analysis));
+        let found = self.chunk(content.paragraphs(&analysis), &mut Shingler::default());
         let lang = self.detect(&sample(content.paragraphs(&analysis), self.sample_bytes()));
         Ok(self.matchable(found, lang))
     }
@@ -249,7 +249,7 @@ impl Pipeline {
         &self,
         paragraphs: impl Iterator<Item = &'a str> + Clone,
     ) -> Matchable {
-        let found = self.chunk(paragraphs.clone());
+        let found = self.chunk(paragraphs.clone(), &mut Shingler::default());
         let lang = self.detect(&sample(paragraphs, self.sample_bytes()));
         self.matchable(found, lang)
     }
@@ -264,22 +264,21 @@ impl Pipeline {
     ) -> (Option<String>, Option<Vec<u32>>) {
         let mut shingler = Shingler::default();
         shingler.minhash(Some(hashes));
-        let found = chunks::chunk_words(
-            paragraphs,
-            |h| self.stop.contains(h),
-            &mut shingler,
-            |_, normalised, out| wordgrams::shingle_words(normalised, out),
-        );
+        let found = self.chunk(paragraphs, &mut shingler);
         let digest = (!found.chunks.is_empty()).then(|| chunks::to_hex(&found.whole));
         (digest, shingler.take_minhash())
     }
 
-    /// `chunks::chunk`, most paragraphs' words read by the fast path.
-    fn chunk<'a>(&self, paragraphs: impl Iterator<Item = &'a str>) -> Chunks {
+    /// `chunks::chunk_with`, most paragraphs' words read by the fast path.
+    fn chunk<'a>(
+        &self,
+        paragraphs: impl Iterator<Item = &'a str>,
+        shingler: &mut Shingler,
+    ) -> Chunks {
         chunks::chunk_words(
             paragraphs,
             |h| self.stop.contains(h),
-            &mut Shingler::default(),
+            shingler,
             |_, normalised, out| wordgrams::shingle_words(normalised, out),
         )
     }
