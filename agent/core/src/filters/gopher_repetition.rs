@@ -4,7 +4,7 @@
 
 use super::words::{self, chars};
 use super::{Failure, NGramShare};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
 /// `[filters.gopher_repetition]`; a share of 0 turns its check off.
@@ -54,6 +54,7 @@ impl GopherRepetition {
         )?;
 
         let hashed = Hashed::of(words);
+        let mut counts = Counts::default();
         // An n-gram occurs no more often than its first m words (m < n): the
         // most frequent m-gram's count bounds every longer n-gram's, and a
         // share that bound keeps under its limit needs no count of its own.
@@ -69,7 +70,7 @@ impl GopherRepetition {
                     continue;
                 }
             }
-            let (chars_times_count, count) = hashed.top(n);
+            let (chars_times_count, count) = hashed.top(n, &mut counts);
             if bound.is_none_or(|(m, _)| n < m) {
                 bound = Some((n, count));
             }
@@ -83,7 +84,7 @@ impl GopherRepetition {
         let mut none_repeat = false;
         let mut by_n: Vec<_> = self.dup_n_grams.clone();
         by_n.sort_by_key(|g| g.0);
-        let may = by_n.first().map(|g| hashed.may_repeat(g.0));
+        let may = by_n.first().map(|g| hashed.may_repeat(g.0, &mut counts));
         for NGramShare(n, share) in by_n {
             let may = may.as_deref().unwrap_or_default();
             let repeated = if none_repeat {
@@ -114,20 +115,18 @@ fn over(rule: &str, value: f64, limit: f64) -> Result<(), Failure> {
 /// Python's `re.split(r"\n{2,}", text)`.
 fn split_paragraphs(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut start = 0;
     let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\n' && b.get(i + 1) == Some(&b'\n') {
-            let end = i;
-            while i < b.len() && b[i] == b'\n' {
-                i += 1;
-            }
-            out.push(&text[start..end]);
-            start = i;
-        } else {
+    let mut start = 0;
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(&b[from..], b"\n\n") {
+        let end = from + k;
+        let mut i = end + 2;
+        while i < b.len() && b[i] == b'\n' {
             i += 1;
         }
+        out.push(&text[start..end]);
+        start = i;
+        from = i;
     }
     out.push(&text[start..]);
     out
@@ -164,19 +163,24 @@ pub(crate) fn duplicates(elements: &[&str]) -> (usize, usize) {
 /// new string nor a loop over its words. `BASE` is odd, so its powers have
 /// inverses modulo 2⁶⁴ and a prefix can be taken off the front.
 struct Hashed {
-    /// `joined[k]`: the hash of words `0..k` joined; `joined_pow[k]`: `BASE`
-    /// to their bytes; `joined_inv[k]`: its inverse.
-    joined: Vec<u64>,
-    joined_pow: Vec<u64>,
-    joined_inv: Vec<u64>,
-    /// `spaced_end[k]`: words `0..k` joined by spaces; `spaced_start[k]`:
-    /// the same and the space after word `k - 1` (where word `k` starts).
-    spaced_end: Vec<u64>,
-    spaced_end_pow: Vec<u64>,
-    spaced_start: Vec<u64>,
-    spaced_start_inv: Vec<u64>,
-    /// `chars[k]`: characters of words `0..k`.
-    chars: Vec<u32>,
+    /// `prefixes[k]`: of words `0..k`; one entry a word, read together.
+    prefixes: Vec<Prefix>,
+}
+
+#[derive(Clone, Copy)]
+struct Prefix {
+    /// The hash of the words joined; `BASE` to their bytes; its inverse.
+    joined: u64,
+    joined_pow: u64,
+    joined_inv: u64,
+    /// The words joined by spaces (`spaced_end`), and the same with the
+    /// space after the last (`spaced_start`: where the next word starts).
+    spaced_end: u64,
+    spaced_end_pow: u64,
+    spaced_start: u64,
+    spaced_start_inv: u64,
+    /// The words' characters.
+    chars: u32,
 }
 
 const BASE: u64 = 0x100_0000_01b3;
@@ -192,77 +196,155 @@ const INV: u64 = {
 };
 const SPACE: u64 = b' ' as u64 + 1;
 
-impl Hashed {
-    fn of(words: &[&str]) -> Hashed {
-        let n = words.len() + 1;
-        let mut h = Hashed {
-            joined: Vec::with_capacity(n),
-            joined_pow: Vec::with_capacity(n),
-            joined_inv: Vec::with_capacity(n),
-            spaced_end: Vec::with_capacity(n),
-            spaced_end_pow: Vec::with_capacity(n),
-            spaced_start: Vec::with_capacity(n),
-            spaced_start_inv: Vec::with_capacity(n),
-            chars: Vec::with_capacity(n),
-        };
-        let (mut j, mut jp, mut ji) = (0u64, 1u64, 1u64);
-        let (mut ss, mut ssp, mut ssi) = (0u64, 1u64, 1u64);
-        let mut c = 0u32;
-        let push = |h: &mut Hashed, v: [u64; 7], c: u32| {
-            h.joined.push(v[0]);
-            h.joined_pow.push(v[1]);
-            h.joined_inv.push(v[2]);
-            h.spaced_end.push(v[3]);
-            h.spaced_end_pow.push(v[4]);
-            h.spaced_start.push(v[5]);
-            h.spaced_start_inv.push(v[6]);
-            h.chars.push(c);
-        };
-        push(&mut h, [0, 1, 1, 0, 1, 0, 1], 0);
-        for w in words {
-            let (mut x, mut p, mut ip) = (0u64, 1u64, 1u64);
-            for &b in w.as_bytes() {
-                x = x.wrapping_mul(BASE).wrapping_add(b as u64 + 1);
+/// `BASE` and `INV` to the powers 0 to 63: a word's, looked up, not
+/// multiplied out byte by byte.
+const POWERS: [(u64, u64); 64] = {
+    let mut t = [(1u64, 1u64); 64];
+    let mut k = 1;
+    while k < 64 {
+        t[k] = (t[k - 1].0.wrapping_mul(BASE), t[k - 1].1.wrapping_mul(INV));
+        k += 1;
+    }
+    t
+};
+
+/// `BASE` and its inverse to the power `k`.
+#[inline]
+fn powers(k: usize) -> (u64, u64) {
+    match POWERS.get(k) {
+        Some(&p) => p,
+        None => {
+            let (mut p, mut ip) = POWERS[63];
+            for _ in 63..k {
                 p = p.wrapping_mul(BASE);
                 ip = ip.wrapping_mul(INV);
             }
-            j = j.wrapping_mul(p).wrapping_add(x);
-            jp = jp.wrapping_mul(p);
-            ji = ji.wrapping_mul(ip);
-            let se = ss.wrapping_mul(p).wrapping_add(x);
-            let sep = ssp.wrapping_mul(p);
-            ss = se.wrapping_mul(BASE).wrapping_add(SPACE);
-            ssp = sep.wrapping_mul(BASE);
-            ssi = ssi.wrapping_mul(ip).wrapping_mul(INV);
-            c += chars(w) as u32;
-            push(&mut h, [j, jp, ji, se, sep, ss, ssi], c);
+            (p, ip)
         }
-        h
+    }
+}
+
+/// Counts of 64-bit n-gram hashes, by open addressing: a probe is a
+/// multiplication and a compare, and the table is emptied from one n to the
+/// next by a new generation, not by writing it again (a map with the same
+/// keys did five times the work).
+#[derive(Default)]
+struct Counts {
+    slots: Vec<Slot>,
+    shift: u32,
+    generation: u32,
+}
+
+/// Empty unless `generation` is the table's.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    count: u32,
+    first: u32,
+    generation: u32,
+}
+
+impl Counts {
+    /// Empties the table for `n` keys at most (filled half at most).
+    fn reset(&mut self, n: usize) {
+        let bits = (2 * n).next_power_of_two().max(16).trailing_zeros();
+        if self.slots.len() < 1 << bits {
+            self.slots.clear();
+            self.slots.resize(1 << bits, Slot::default());
+            self.shift = 64 - bits;
+        }
+        self.generation += 1;
+    }
+
+    /// The slot of `key`: its own, or the empty one it is to take (its
+    /// count 0).
+    #[inline]
+    fn slot(&mut self, key: u64) -> &mut Slot {
+        let mask = self.slots.len() - 1;
+        let mut at = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        loop {
+            let s = self.slots[at];
+            if s.generation != self.generation {
+                let slot = &mut self.slots[at];
+                *slot = Slot {
+                    key,
+                    count: 0,
+                    first: 0,
+                    generation: self.generation,
+                };
+                return slot;
+            }
+            if s.key == key {
+                return &mut self.slots[at];
+            }
+            at = (at + 1) & mask;
+        }
+    }
+}
+
+impl Hashed {
+    fn of(words: &[&str]) -> Hashed {
+        let mut prefixes = Vec::with_capacity(words.len() + 1);
+        let mut at = Prefix {
+            joined: 0,
+            joined_pow: 1,
+            joined_inv: 1,
+            spaced_end: 0,
+            spaced_end_pow: 1,
+            spaced_start: 0,
+            spaced_start_inv: 1,
+            chars: 0,
+        };
+        prefixes.push(at);
+        let mut spaced_start_pow = 1u64;
+        for w in words {
+            let bytes = w.as_bytes();
+            let mut x = 0u64;
+            let mut chars_in = 0u32;
+            for &b in bytes {
+                x = x.wrapping_mul(BASE).wrapping_add(b as u64 + 1);
+                chars_in += u32::from(b & 0xc0 != 0x80);
+            }
+            let (p, ip) = powers(bytes.len());
+            at.joined = at.joined.wrapping_mul(p).wrapping_add(x);
+            at.joined_pow = at.joined_pow.wrapping_mul(p);
+            at.joined_inv = at.joined_inv.wrapping_mul(ip);
+            at.spaced_end = at.spaced_start.wrapping_mul(p).wrapping_add(x);
+            at.spaced_end_pow = spaced_start_pow.wrapping_mul(p);
+            at.spaced_start = at.spaced_end.wrapping_mul(BASE).wrapping_add(SPACE);
+            spaced_start_pow = at.spaced_end_pow.wrapping_mul(BASE);
+            at.spaced_start_inv = at.spaced_start_inv.wrapping_mul(ip).wrapping_mul(INV);
+            at.chars += chars_in;
+            prefixes.push(at);
+        }
+        Hashed { prefixes }
     }
 
     fn len(&self) -> usize {
-        self.chars.len() - 1
+        self.prefixes.len() - 1
     }
 
     /// The hash of words `i..i + n` concatenated, with `sep` between them
     /// (a space for datatrove's `" ".join`, none for `"".join`).
     fn gram(&self, i: usize, n: usize, sep: bool) -> u64 {
-        let e = i + n;
+        let (from, to) = (&self.prefixes[i], &self.prefixes[i + n]);
         if sep {
-            let front = self.spaced_start[i]
-                .wrapping_mul(self.spaced_end_pow[e])
-                .wrapping_mul(self.spaced_start_inv[i]);
-            self.spaced_end[e].wrapping_sub(front)
+            let front = from
+                .spaced_start
+                .wrapping_mul(to.spaced_end_pow)
+                .wrapping_mul(from.spaced_start_inv);
+            to.spaced_end.wrapping_sub(front)
         } else {
-            let front = self.joined[i]
-                .wrapping_mul(self.joined_pow[e])
-                .wrapping_mul(self.joined_inv[i]);
-            self.joined[e].wrapping_sub(front)
+            let front = from
+                .joined
+                .wrapping_mul(to.joined_pow)
+                .wrapping_mul(from.joined_inv);
+            to.joined.wrapping_sub(front)
         }
     }
 
     fn gram_chars(&self, i: usize, n: usize) -> usize {
-        (self.chars[i + n] - self.chars[i]) as usize
+        (self.prefixes[i + n].chars - self.prefixes[i].chars) as usize
     }
 
     /// The characters of the longest n-gram's words.
@@ -276,20 +358,21 @@ impl Hashed {
     /// The most frequent n-gram's characters (words joined by spaces) times
     /// its count, and the count; of equal counts, the first seen
     /// (`Counter.most_common`).
-    fn top(&self, n: usize) -> (usize, u32) {
-        let mut counts: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
-        counts.reserve(self.len());
+    fn top(&self, n: usize, counts: &mut Counts) -> (usize, u32) {
+        counts.reset(self.len());
+        // The most frequent so far, and of equal counts the first seen:
+        // the final one is the most frequent of all.
+        let (mut count, mut first) = (0u32, 0u32);
         for i in 0..=self.len() - n {
-            counts
-                .entry(self.gram(i, n, true))
-                .or_insert((0, i as u32))
-                .0 += 1;
+            let slot = counts.slot(self.gram(i, n, true));
+            if slot.count == 0 {
+                slot.first = i as u32;
+            }
+            slot.count += 1;
+            if slot.count > count || (slot.count == count && slot.first < first) {
+                (count, first) = (slot.count, slot.first);
+            }
         }
-        let (count, first) = counts
-            .values()
-            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
-            .copied()
-            .unwrap_or((0, 0));
         (
             (self.gram_chars(first as usize, n) + n - 1) * count as usize,
             count,
@@ -298,22 +381,19 @@ impl Hashed {
 
     /// The positions whose `m`-gram occurs more than once: the only ones
     /// where an n-gram (n ≥ m) can have been seen before.
-    fn may_repeat(&self, m: usize) -> Vec<bool> {
+    fn may_repeat(&self, m: usize, counts: &mut Counts) -> Vec<bool> {
         let mut may = vec![false; self.len()];
         if self.len() < m {
             return may;
         }
-        let mut first: FxHashMap<u64, u32> = FxHashMap::default();
-        first.reserve(self.len());
+        counts.reset(self.len());
         for i in 0..=self.len() - m {
-            match first.entry(self.gram(i, m, false)) {
-                std::collections::hash_map::Entry::Occupied(e) => {
-                    may[*e.get() as usize] = true;
-                    may[i] = true;
-                }
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(i as u32);
-                }
+            let slot = counts.slot(self.gram(i, m, false));
+            if slot.count == 0 {
+                (slot.count, slot.first) = (1, i as u32);
+            } else {
+                may[slot.first as usize] = true;
+                may[i] = true;
             }
         }
         may
@@ -392,6 +472,38 @@ mod tests {
     }
 
     #[test]
+    fn the_most_frequent_gram_is_counters_most_common() {
+        let mut next = crate::fingerprints::xorshift(3);
+        let vocabulary = ["a", "b", "cc", "é", "the", "x"];
+        let mut counts = Counts::default();
+        for len in 0..300 {
+            let words: Vec<&str> = (0..len)
+                .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
+                .collect();
+            let h = Hashed::of(&words);
+            for n in 1..=4.min(len) {
+                // Python's Counter(...).most_common(1): the highest count,
+                // of equal counts the first inserted.
+                let grams: Vec<String> = words.windows(n).map(|w| w.join(" ")).collect();
+                let mut order: Vec<&String> = Vec::new();
+                let mut seen = std::collections::HashMap::new();
+                for g in &grams {
+                    *seen.entry(g).or_insert_with(|| {
+                        order.push(g);
+                        0u32
+                    }) += 1;
+                }
+                let best = order
+                    .iter()
+                    .max_by(|a, b| seen[*a].cmp(&seen[*b]).then(std::cmp::Ordering::Greater))
+                    .unwrap();
+                let expect = (chars(best) * seen[*best] as usize, seen[*best]);
+                assert_eq!(h.top(n, &mut counts), expect, "{words:?} {n}");
+            }
+        }
+    }
+
+    #[test]
     fn repeats_are_found_where_they_may_be() {
         let text = "a b c d e f a b c d e f g a b c d e";
         let words: Vec<&str> = text.split(' ').collect();
@@ -399,7 +511,7 @@ mod tests {
         let all = vec![true; words.len()];
         for n in 1..=6 {
             assert_eq!(
-                h.repeated(n, &h.may_repeat(n.min(5))),
+                h.repeated(n, &h.may_repeat(n.min(5), &mut Counts::default())),
                 h.repeated(n, &all),
                 "{n}"
             );

@@ -82,7 +82,7 @@ fn is_currency(c: char) -> bool {
 }
 
 /// Unicode's "other symbols" (emoji, arrows, boxes) as spaCy's class lists them.
-fn is_icon(c: char) -> bool {
+pub(super) fn is_icon(c: char) -> bool {
     if (c as u32) < 0xa6 {
         return false;
     }
@@ -225,15 +225,19 @@ pub(super) fn suffix_len(s: &str) -> usize {
         take(c.len_utf8());
     }
     // A unit after a digit: the run of unit characters at the end, whole.
-    let unit: usize = s
-        .chars()
-        .rev()
-        .take_while(|&c| c.is_alphabetic() || matches!(c, '%' | '/' | '²' | '³'))
-        .map(char::len_utf8)
-        .sum();
-    let at = s.len() - unit;
-    if unit > 0 && at > 0 && s.as_bytes()[at - 1].is_ascii_digit() && UNITS.contains(&&s[at..]) {
-        take(unit);
+    // (Only a span with a digit can have one.)
+    if s.bytes().any(|b| b.is_ascii_digit()) {
+        let unit: usize = s
+            .chars()
+            .rev()
+            .take_while(|&c| c.is_alphabetic() || matches!(c, '%' | '/' | '²' | '³'))
+            .map(char::len_utf8)
+            .sum();
+        let at = s.len() - unit;
+        if unit > 0 && at > 0 && s.as_bytes()[at - 1].is_ascii_digit() && UNITS.contains(&&s[at..])
+        {
+            take(unit);
+        }
     }
     if c == '.' {
         let mut prev = s[..s.len() - 1].chars().rev();

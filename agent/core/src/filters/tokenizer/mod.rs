@@ -16,8 +16,7 @@
 
 mod affixes;
 
-use super::words::is_space;
-use affixes::{prefix_len, split_infixes, suffix_len};
+use affixes::{is_icon, prefix_len, split_infixes, suffix_len};
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
@@ -41,59 +40,229 @@ fn exceptions() -> &'static Exceptions {
 }
 
 /// The exceptions, looked up by string. Nearly every string a page's words
-/// are split from is none, and most say so before they are hashed: by
-/// their length (none is longer than the longest) or by their first and
-/// last bytes (a bit for each pair that begins and ends one).
+/// are split from is none, and nearly all say so before the map is probed:
+/// by their length (none is longer than the longest), then by one bit of a
+/// filter that a hash of their length and first eight bytes picks (64 kbit,
+/// 1,344 strings set).
 struct Exceptions {
     map: FxHashMap<&'static str, Vec<&'static str>>,
     longest: usize,
-    ends: Vec<u64>,
+    filter: Vec<u64>,
 }
+
+const FILTER_BITS: u32 = 16;
 
 impl Exceptions {
     fn new(entries: impl Iterator<Item = (&'static str, Vec<&'static str>)>) -> Exceptions {
         let map: FxHashMap<_, _> = entries.collect();
-        let mut ends = vec![0u64; 1 << 16 >> 6];
+        let mut filter = vec![0u64; 1 << FILTER_BITS >> 6];
         for key in map.keys() {
-            let pair = Self::pair(key);
-            ends[pair >> 6] |= 1 << (pair & 63);
+            let bit = Self::bit(head(key.as_bytes()), key.len());
+            filter[bit >> 6] |= 1 << (bit & 63);
         }
         let longest = map.keys().map(|k| k.len()).max().unwrap_or(0);
-        Exceptions { map, longest, ends }
-    }
-
-    /// The first and last bytes of `s`, as one index.
-    fn pair(s: &str) -> usize {
-        let b = s.as_bytes();
-        match (b.first(), b.last()) {
-            (Some(&f), Some(&l)) => usize::from(f) << 8 | usize::from(l),
-            _ => 0,
+        Exceptions {
+            map,
+            longest,
+            filter,
         }
     }
 
-    #[inline]
+    /// The filter's bit for a string of `len` bytes whose first eight (or
+    /// fewer, the rest zero) are `head`.
+    #[inline(always)]
+    fn bit(head: u64, len: usize) -> usize {
+        let key = head ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - FILTER_BITS)) as usize
+    }
+
+    #[inline(always)]
     fn get(&self, s: &str) -> Option<&Vec<&'static str>> {
-        let pair = Self::pair(s);
-        if s.len() > self.longest || self.ends[pair >> 6] & (1 << (pair & 63)) == 0 {
+        self.get_with(s, head(s.as_bytes()))
+    }
+
+    /// `get` when the caller has read the string's first eight bytes.
+    #[inline(always)]
+    fn get_with(&self, s: &str, head: u64) -> Option<&Vec<&'static str>> {
+        if s.len() > self.longest {
+            return None;
+        }
+        let bit = Self::bit(head, s.len());
+        if self.filter[bit >> 6] & (1 << (bit & 63)) == 0 {
             return None;
         }
         self.map.get(s)
     }
 }
 
+/// The first eight bytes of `b` as a little-endian number, zero past its end.
+#[inline(always)]
+fn head(b: &[u8]) -> u64 {
+    match b.first_chunk::<8>() {
+        Some(eight) => u64::from_le_bytes(*eight),
+        None => b
+            .iter()
+            .rev()
+            .fold(0, |head, &byte| head << 8 | u64::from(byte)),
+    }
+}
+
+/// The bytes of `x` (eight, little-endian) that are not ASCII letters:
+/// the high bit of each such byte set, the rest clear.
+#[inline(always)]
+fn not_letters(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Upper case to lower; the high bit kept apart so that no byte carries.
+    let low = (x | (0x20 * ONES)) & !HIGH;
+    let from_a = low + (0x80 - u64::from(b'a')) * ONES;
+    let past_z = low + (0x80 - u64::from(b'z') - 1) * ONES;
+    let letters = from_a & !past_z & !x & HIGH;
+    !letters & HIGH
+}
+
 /// The words of a text as datatrove's English `split_into_words` gives
 /// them: spaCy's tokenizer (exceptions, then prefixes and suffixes, then
 /// infixes), its whitespace tokens left out. See the module documentation.
+///
+/// One pass over the bytes: a span of letters (of any script), or of
+/// letters and the mark that ends a clause, is taken as it is read: no
+/// prefix, suffix or infix rule splits letters, so only an exception can
+/// (a test holds this for every letter). Most of a page's words are one or
+/// the other; any other span goes through spaCy's steps.
 pub fn words(text: &str) -> Vec<&str> {
     let exc = exceptions();
     let mut out = Vec::with_capacity(text.len() / 5 + 1);
     let mut suffixes = Vec::new();
-    for span in spans(text) {
+    let b = text.as_bytes();
+    let ends = |k: usize| k == b.len() || space_at(b, k) > 0;
+    let mut i = 0;
+    while i < b.len() {
+        let w = space_at(b, i);
+        if w > 0 {
+            i += w;
+            continue;
+        }
+        let start = i;
+        // The span's first eight bytes: most words are letters that end
+        // inside them.
+        if let Some(eight) = b[i..].first_chunk::<8>() {
+            let x = u64::from_le_bytes(*eight);
+            let n = (not_letters(x).trailing_zeros() / 8) as usize;
+            let first = |k: usize| x & ((1 << (8 * k)) - 1);
+            if n > 0 && n < 8 && BYTES[eight[n] as usize] == SPACE {
+                let span = &text[start..start + n];
+                match exc.get_with(span, first(n)) {
+                    Some(words) => out.extend(words.iter().copied().map(|w| reuse(span, w))),
+                    None => out.push(span),
+                }
+                i = start + n + 1;
+                continue;
+            }
+            // Letters and a mark, all within the eight bytes.
+            if n > 0 && n < 7 && BYTES[eight[n + 1] as usize] == SPACE {
+                let (span, letters) = (&text[start..=start + n], &text[start..start + n]);
+                if splits_off_after(letters, eight[n])
+                    && exc.get_with(span, first(n + 1)).is_none()
+                    && exc.get_with(letters, first(n)).is_none()
+                {
+                    out.push(letters);
+                    out.push(&text[start + n..=start + n]);
+                    i = start + n + 2;
+                    continue;
+                }
+            }
+        }
+        let j = letters_from(text, i);
+        if j > start && ends(j) {
+            let span = &text[start..j];
+            match exc.get(span) {
+                Some(words) => out.extend(words.iter().copied().map(|w| reuse(span, w))),
+                None => out.push(span),
+            }
+            i = j;
+            continue;
+        }
+        if j > start && ends(j + 1) && splits_off_after(&text[start..j], b[j]) {
+            let (span, letters) = (&text[start..=j], &text[start..j]);
+            if exc.get(span).is_none() && exc.get(letters).is_none() {
+                out.push(letters);
+                out.push(&text[j..=j]);
+                i = j + 1;
+                continue;
+            }
+        }
+        let end = span_end(b, j);
+        let span = &text[start..end];
         let from = out.len();
         split_span(span, exc, &mut out, &mut suffixes);
         merge_specials(span, &mut out, from, exc);
+        i = end;
     }
     out
+}
+
+/// Where the run of letters (`char::is_alphabetic`, of any script, less
+/// the few that are symbols to spaCy: Ⓐ) that starts at byte `j` ends.
+#[inline(always)]
+fn letters_from(text: &str, mut j: usize) -> usize {
+    let b = text.as_bytes();
+    let two_bytes = two_byte_letters();
+    loop {
+        while let Some(eight) = b[j..].first_chunk::<8>() {
+            let n = (not_letters(u64::from_le_bytes(*eight)).trailing_zeros() / 8) as usize;
+            j += n;
+            if n < 8 {
+                break;
+            }
+        }
+        while j < b.len() && b[j].is_ascii_alphabetic() {
+            j += 1;
+        }
+        if j == b.len() || b[j] < 0x80 {
+            return j;
+        }
+        // U+0080–U+07FF (Latin, Greek, Cyrillic, Hebrew, Arabic...) by a
+        // table; the rest decoded.
+        if let [lead @ 0xc2..=0xdf, next, ..] = b[j..] {
+            let c = usize::from(lead & 0x1f) << 6 | usize::from(next & 0x3f);
+            if two_bytes[c >> 6] & (1 << (c & 63)) == 0 {
+                return j;
+            }
+            j += 2;
+            continue;
+        }
+        match text[j..].chars().next() {
+            Some(c) if c.is_alphabetic() && !is_icon(c) => j += c.len_utf8(),
+            _ => return j,
+        }
+    }
+}
+
+/// Which characters below U+0800 [`letters_from`] takes: a bit each.
+fn two_byte_letters() -> &'static [u64; 32] {
+    static TABLE: OnceLock<[u64; 32]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [0u64; 32];
+        for c in (0..0x800u32).filter_map(char::from_u32) {
+            if c.is_alphabetic() && !is_icon(c) {
+                t[c as usize >> 6] |= 1 << (c as usize & 63);
+            }
+        }
+        t
+    })
+}
+
+/// Whether the suffix rules split `mark` off a run of letters before it:
+/// `,;:!?` always, a period after a lower-case letter (`end.` is two words,
+/// `A.` one).
+#[inline]
+fn splits_off_after(letters: &str, mark: u8) -> bool {
+    match mark {
+        b',' | b';' | b':' | b'!' | b'?' => true,
+        b'.' => letters.chars().next_back().is_some_and(char::is_lowercase),
+        _ => false,
+    }
 }
 
 /// How many runs between whitespace a text has ([`words`] splits each into
@@ -103,28 +272,13 @@ pub fn span_count(text: &str) -> usize {
 }
 
 /// The runs of a text between whitespace (Python's `str.isspace`), as
-/// `text.split(is_space)` without the empty ones: ASCII bytes are tested
-/// as bytes, the rest decoded only where they are.
+/// `text.split(is_space)` without the empty ones.
 fn spans(text: &str) -> impl Iterator<Item = &str> {
     let b = text.as_bytes();
     let mut i = 0;
-    // The width of the whitespace character at `i`, 0 when there is none.
-    let space_at = move |i: usize| -> usize {
-        match SPACE_BYTES[b[i] as usize] {
-            NOT_SPACE => return 0,
-            SPACE => return 1,
-            _ => {}
-        }
-        let ch = text[i..].chars().next().unwrap_or(' ');
-        if is_space(ch) {
-            ch.len_utf8()
-        } else {
-            0
-        }
-    };
     std::iter::from_fn(move || {
         while i < b.len() {
-            let w = space_at(i);
+            let w = space_at(b, i);
             if w == 0 {
                 break;
             }
@@ -134,38 +288,75 @@ fn spans(text: &str) -> impl Iterator<Item = &str> {
             return None;
         }
         let start = i;
-        while i < b.len() {
-            match SPACE_BYTES[b[i] as usize] {
-                NOT_SPACE => i += 1,
-                SPACE => break,
-                _ if space_at(i) > 0 => break,
-                _ => i += 1,
-            }
-        }
+        i = span_end(b, i);
         Some(&text[start..i])
     })
 }
 
-/// What a byte says of whitespace: none, an ASCII space (`\t`–`\r`, ` `,
-/// `\x1c`–`\x1f`), or the lead byte of a character that may be one: only
-/// U+0085, U+00A0 (C2), U+1680 (E1), U+2000–U+205F (E2) and U+3000 (E3)
-/// are spaces beyond ASCII.
-const SPACE_BYTES: [u8; 256] = {
-    let mut t = [NOT_SPACE; 256];
+/// The width of the whitespace character at byte `i` (a character
+/// boundary), 0 when there is none.
+#[inline(always)]
+fn space_at(b: &[u8], i: usize) -> usize {
+    match BYTES[b[i] as usize] {
+        SPACE => 1,
+        MAYBE_SPACE => wide_space_at(b, i),
+        _ => 0,
+    }
+}
+
+/// The whitespace beyond ASCII (Python's `str.isspace`, Rust's
+/// `char::is_whitespace`) by its UTF-8 bytes: U+0085, U+00A0, U+1680,
+/// U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+fn wide_space_at(b: &[u8], i: usize) -> usize {
+    let at = |k: usize| b.get(i + k).copied().unwrap_or(0);
+    match (b[i], at(1), at(2)) {
+        (0xc2, 0x85 | 0xa0, _) => 2,
+        (0xe1, 0x9a, 0x80)
+        | (0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf)
+        | (0xe2, 0x81, 0x9f)
+        | (0xe3, 0x80, 0x80) => 3,
+        _ => 0,
+    }
+}
+
+/// Where the span that goes on at byte `i` (a character boundary) ends: the
+/// next whitespace, or the end of the text.
+#[inline]
+fn span_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        match BYTES[b[i] as usize] {
+            SPACE => break,
+            MAYBE_SPACE if wide_space_at(b, i) > 0 => break,
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// What a byte is to the word splitter: an ASCII letter, an ASCII space
+/// (`\t`–`\r`, ` `, `\x1c`–`\x1f`), another ASCII byte, the lead byte of a
+/// character that may be whitespace (C2, E1, E2, E3: see `wide_space_at`),
+/// or another byte of a character beyond ASCII.
+const BYTES: [u8; 256] = {
+    let mut t = [OTHER; 256];
     let mut b = 0;
     while b < 256 {
         t[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => LETTER,
             b'\t'..=b'\r' | b' ' | 0x1c..=0x1f => SPACE,
+            0..=0x7f => OTHER_ASCII,
             0xc2 | 0xe1 | 0xe2 | 0xe3 => MAYBE_SPACE,
-            _ => NOT_SPACE,
+            _ => OTHER,
         };
         b += 1;
     }
     t
 };
-const NOT_SPACE: u8 = 0;
+const OTHER: u8 = 0;
 const SPACE: u8 = 1;
 const MAYBE_SPACE: u8 = 2;
+const LETTER: u8 = 3;
+const OTHER_ASCII: u8 = 4;
 
 /// spaCy's `_split_affixes` and `_attach_tokens` for one span.
 fn split_span<'a>(
@@ -371,9 +562,12 @@ fn merge_specials<'a>(span: &'a str, words: &mut Vec<&'a str>, from: usize, exc:
 /// An exception's word as a slice of the span when it is one (nearly
 /// always), so that words borrow the text.
 fn reuse<'a>(span: &'a str, word: &'static str) -> &'a str {
-    match span.find(word) {
-        Some(at) => &span[at..at + word.len()],
-        None => word,
+    // `span.find(word)`, without its searcher's set-up: spans are short. A
+    // match of whole characters begins on a character's boundary.
+    let (h, n) = (span.as_bytes(), word.as_bytes());
+    match (0..=h.len().saturating_sub(n.len())).find(|&at| h[at..].starts_with(n)) {
+        Some(at) if n.len() <= h.len() => &span[at..at + n.len()],
+        _ => word,
     }
 }
 
@@ -458,6 +652,92 @@ mod tests {
         }
     }
 
+    /// `words` without its one-pass shortcuts: every span through spaCy's steps.
+    fn words_span_by_span(text: &str) -> Vec<&str> {
+        let exc = exceptions();
+        let (mut out, mut suffixes) = (Vec::new(), Vec::new());
+        for span in spans(text) {
+            let from = out.len();
+            split_span(span, exc, &mut out, &mut suffixes);
+            merge_specials(span, &mut out, from, exc);
+        }
+        out
+    }
+
+    #[test]
+    fn the_one_pass_reading_is_spacys_span_by_span() {
+        let exc = exceptions();
+        let mut next = crate::fingerprints::xorshift(11);
+        let mut pieces: Vec<String> = exc.map.keys().map(|k| k.to_string()).collect();
+        pieces.extend(
+            [
+                "word",
+                "End",
+                "x",
+                "éa",
+                "a\u{301}",
+                "3.5",
+                "well-known",
+                "(it)",
+                "U.S.",
+                "a.",
+                "A.",
+            ]
+            .map(String::from),
+        );
+        let marks = [",", ";", ":", "!", "?", ".", "'", "\"", ")", "", "", ""];
+        let spaces = [
+            " ", " ", "  ", "\n", "\t", "\u{a0}", "\u{2003}", "\u{3000}", "\u{85}", "\u{e9}",
+        ];
+        for _ in 0..3_000 {
+            let mut text = String::new();
+            for _ in 0..(next() % 12) {
+                text.push_str(&pieces[(next() % pieces.len() as u64) as usize]);
+                text.push_str(marks[(next() % marks.len() as u64) as usize]);
+                text.push_str(spaces[(next() % spaces.len() as u64) as usize]);
+            }
+            assert_eq!(words(&text), words_span_by_span(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn eight_bytes_at_once_are_letters_where_each_is() {
+        for c in 0..=255u8 {
+            for at in 0..8 {
+                let mut eight = *b"abcdWXYZ";
+                eight[at] = c;
+                let expect = if c.is_ascii_alphabetic() {
+                    0
+                } else {
+                    0x80 << (8 * at)
+                };
+                assert_eq!(
+                    not_letters(u64::from_le_bytes(eight)),
+                    expect,
+                    "{c} at {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_rule_but_an_exception_splits_letters_of_any_script() {
+        for c in (0..0x11_0000u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_alphabetic())
+        {
+            for text in [
+                format!("{c}"),
+                format!("a{c} {c}a"),
+                format!("{c}{c}. É{c}. {c}A."),
+                format!("{c}, x{c}; {c}:"),
+                format!("{c}! {c}? {c}-"),
+            ] {
+                assert_eq!(words(&text), words_span_by_span(&text), "{:?}", c);
+            }
+        }
+    }
+
     #[test]
     fn spans_are_the_runs_between_every_kind_of_space() {
         for c in (0..0x3100u32)
@@ -466,7 +746,7 @@ mod tests {
         {
             let text = format!("a{c}b {c}{c}c\u{a0}é{c}");
             let runs: Vec<&str> = text
-                .split(super::is_space)
+                .split(crate::filters::words::is_space)
                 .filter(|r| !r.is_empty())
                 .collect();
             assert_eq!(spans(&text).collect::<Vec<_>>(), runs, "{c:?}");
