@@ -79,18 +79,25 @@ impl GopherQuality {
     }
 
     /// What the rules count of the words, in one pass: an ASCII word (most)
-    /// is read a byte at a time for all of it; another by its characters.
+    /// is read a byte at a time for all of it, one table read a byte;
+    /// another by its characters. Stop words are looked for until enough
+    /// are found (the count is a value only when it falls short).
     fn count(&self, words: &[&str]) -> Counts {
         let longest = self.stop_words.iter().map(String::len).max().unwrap_or(0);
         let mut c = Counts {
             stop_seen: vec![false; self.stop_words.len()],
             ..Counts::default()
         };
+        let mut stops_to_find = self.min_stop_words;
         for w in words {
-            let (symbol, alpha, length) = if w.is_ascii() {
-                let b = w.as_bytes();
-                let symbol = b.iter().all(|&x| words::ASCII_SYMBOLS >> x & 1 == 1);
-                (symbol, b.iter().any(u8::is_ascii_alphabetic), w.len())
+            let (mut any, mut all) = (0u8, SYMBOL);
+            for &x in w.as_bytes() {
+                let class = BYTE_CLASS[x as usize];
+                any |= class;
+                all &= class;
+            }
+            let (symbol, alpha, length) = if any & BEYOND_ASCII == 0 {
+                (all & SYMBOL != 0, any & LETTER != 0, w.len())
             } else {
                 let alpha = w.chars().any(words::is_alpha);
                 (words::is_symbol(w), alpha, chars(w))
@@ -100,9 +107,12 @@ impl GopherQuality {
                 c.kept_chars += length;
             }
             c.alpha += usize::from(alpha);
-            if w.len() <= longest && self.min_stop_words > 0 {
+            if stops_to_find > 0 && w.len() <= longest {
                 if let Some(i) = self.stop_words.iter().position(|s| s == w) {
-                    c.stop_seen[i] = true;
+                    if !c.stop_seen[i] {
+                        c.stop_seen[i] = true;
+                        stops_to_find -= 1;
+                    }
                 }
             }
         }
@@ -138,6 +148,27 @@ impl GopherQuality {
         Ok(())
     }
 }
+
+/// What an ASCII byte is to [`GopherQuality::count`]: a symbol (datatrove's
+/// symbols), a letter; and a byte beyond ASCII.
+const SYMBOL: u8 = 1;
+const LETTER: u8 = 2;
+const BEYOND_ASCII: u8 = 4;
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [BEYOND_ASCII; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = if words::ASCII_SYMBOLS >> b & 1 == 1 {
+            SYMBOL
+        } else if (b as u8).is_ascii_alphabetic() {
+            LETTER
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
 
 /// The words' counts the rules are computed from.
 #[derive(Default)]
