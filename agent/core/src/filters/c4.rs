@@ -8,7 +8,9 @@
 
 use super::words;
 use super::Failure;
+use memchr::memmem::Finder;
 use serde::Deserialize;
+use std::sync::OnceLock;
 
 /// `[filters.c4]`.
 #[derive(Debug, Clone, Deserialize)]
@@ -37,11 +39,30 @@ const POLICY: [&str; 6] = [
     "use cookies",
 ];
 
+/// The phrases C4 looks for in a line, each a searcher made once (a
+/// `str::contains` sets one up at every call, and a kept line is searched
+/// for eight phrases).
+struct Phrases {
+    lorem_ipsum: Finder<'static>,
+    javascript: Finder<'static>,
+    policy: Vec<Finder<'static>>,
+}
+
+fn phrases() -> &'static Phrases {
+    static PHRASES: OnceLock<Phrases> = OnceLock::new();
+    PHRASES.get_or_init(|| Phrases {
+        lorem_ipsum: Finder::new("lorem ipsum"),
+        javascript: Finder::new("javascript"),
+        policy: POLICY.iter().map(Finder::new).collect(),
+    })
+}
+
 impl C4 {
     /// The text with C4's lines removed, or why the page goes.
     pub fn check(&self, text: &str) -> Result<Kept, Failure> {
         let mut kept = Kept::default();
         let mut sentences = 0u32;
+        let phrases = phrases();
         for line in words::splitlines(text) {
             let line = words::strip(line);
             let (n_words, longest) = words::split_counts(line);
@@ -64,17 +85,18 @@ impl C4 {
                 continue;
             }
             let lower = line.to_lowercase();
-            if self.filter_lorem_ipsum && lower.contains("lorem ipsum") {
+            let has = |phrase: &Finder| phrase.find(lower.as_bytes()).is_some();
+            if self.filter_lorem_ipsum && has(&phrases.lorem_ipsum) {
                 return Err(Failure::new("lorem_ipsum", 1.0, 0.0));
             }
-            if self.filter_javascript && lower.contains("javascript") {
+            if self.filter_javascript && has(&phrases.javascript) {
                 kept.removed += 1;
                 continue;
             }
             if self.filter_curly_bracket && line.contains('{') {
                 return Err(Failure::new("curly_bracket", 1.0, 0.0));
             }
-            if self.filter_policy && POLICY.iter().any(|p| lower.contains(p)) {
+            if self.filter_policy && phrases.policy.iter().any(has) {
                 kept.removed += 1;
                 continue;
             }
