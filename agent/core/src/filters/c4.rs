@@ -65,8 +65,11 @@ impl C4 {
         let phrases = phrases();
         for line in words::splitlines(text) {
             let line = words::strip(line);
-            let (n_words, longest) = words::split_counts(line);
-            if self.max_word_length > 0 && longest > self.max_word_length {
+            let stripped = line;
+            // A word is no longer than its line's bytes: most lines need no
+            // count of their longest.
+            let max = self.max_word_length;
+            if max > 0 && line.len() > max && words::split_counts(line).1 > max {
                 kept.removed += 1;
                 continue;
             }
@@ -80,7 +83,7 @@ impl C4 {
                 kept.removed += 1;
                 continue;
             }
-            if (n_words as u32) < self.min_words_per_line {
+            if !words::at_least_words(stripped, self.min_words_per_line as usize) {
                 kept.removed += 1;
                 continue;
             }

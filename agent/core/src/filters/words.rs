@@ -103,6 +103,33 @@ pub fn split_counts(line: &str) -> (usize, usize) {
     (n, longest)
 }
 
+/// Whether a line has `k` words or more as Python's `str.split()` makes
+/// them, read only as far as the `k`-th.
+pub fn at_least_words(line: &str, k: usize) -> bool {
+    if k == 0 {
+        return true;
+    }
+    if !line.is_ascii() {
+        return line
+            .split(is_space)
+            .filter(|w| !w.is_empty())
+            .nth(k - 1)
+            .is_some();
+    }
+    let (mut n, mut in_word) = (0, false);
+    for &b in line.as_bytes() {
+        let space = matches!(b, b'\t'..=b'\r' | b' ' | 0x1c..=0x1f);
+        if !space && !in_word {
+            n += 1;
+            if n == k {
+                return true;
+            }
+        }
+        in_word = !space;
+    }
+    false
+}
+
 /// Python's `str.count(pattern)`: occurrences that do not overlap, found by
 /// the memchr crate's vectorised search (std's `matches` is a byte loop).
 pub fn count(text: &str, pattern: &str) -> usize {
@@ -253,6 +280,29 @@ mod tests {
                 lines.push(rest);
             }
             assert_eq!(splitlines(&text).collect::<Vec<_>>(), lines, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn at_least_words_is_the_split_count_compared() {
+        for line in [
+            "",
+            " ",
+            "a",
+            "a b",
+            " a  b c ",
+            "a\tb\u{a0}c",
+            "é b c d",
+            "a\u{2003}b",
+            "x y z w v",
+        ] {
+            for k in 0..6 {
+                assert_eq!(
+                    at_least_words(line, k),
+                    split_counts(line).0 >= k,
+                    "{line:?} {k}"
+                );
+            }
         }
     }
 
