@@ -333,18 +333,15 @@ fn span_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// What a byte is to the word splitter: an ASCII letter, an ASCII space
-/// (`\t`–`\r`, ` `, `\x1c`–`\x1f`), another ASCII byte, the lead byte of a
-/// character that may be whitespace (C2, E1, E2, E3: see `wide_space_at`),
-/// or another byte of a character beyond ASCII.
+/// What a byte is to the span finder: an ASCII space (`\t`–`\r`, ` `,
+/// `\x1c`–`\x1f`), the lead byte of a character that may be whitespace (C2,
+/// E1, E2, E3: see `wide_space_at`), or any other.
 const BYTES: [u8; 256] = {
     let mut t = [OTHER; 256];
     let mut b = 0;
     while b < 256 {
         t[b] = match b as u8 {
-            b'a'..=b'z' | b'A'..=b'Z' => LETTER,
             b'\t'..=b'\r' | b' ' | 0x1c..=0x1f => SPACE,
-            0..=0x7f => OTHER_ASCII,
             0xc2 | 0xe1 | 0xe2 | 0xe3 => MAYBE_SPACE,
             _ => OTHER,
         };
@@ -355,8 +352,6 @@ const BYTES: [u8; 256] = {
 const OTHER: u8 = 0;
 const SPACE: u8 = 1;
 const MAYBE_SPACE: u8 = 2;
-const LETTER: u8 = 3;
-const OTHER_ASCII: u8 = 4;
 
 /// spaCy's `_split_affixes` and `_attach_tokens` for one span.
 fn split_span<'a>(
@@ -369,35 +364,10 @@ fn split_span<'a>(
     if let Some(words) = special(span) {
         return out.extend(words.iter().copied().map(|w| reuse(span, w)));
     }
-    // Most words are letters alone: no affix, no infix, no URL can split them.
-    if span.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return out.push(span);
-    }
-    // Most others are letters and the mark that ends a clause (`word,`
-    // `end.`): the suffix rules split the mark off, and the letters are
-    // split no further unless they are an exception (`split_general`'s
-    // steps for such a span, taken at once; a test holds them equal).
-    if let Some(letters) = letters_then_mark(span) {
-        if special(letters).is_none() {
-            out.push(letters);
-            return out.push(&span[letters.len()..]);
-        }
-    }
     split_general(span, exc, out, suffixes);
 }
 
-/// The letters of a span that is ASCII letters and one mark the suffix
-/// rules split off after them: `,;:!?`, or a period after a lower-case
-/// letter (`A.` is one word to spaCy, `end.` two).
-fn letters_then_mark(span: &str) -> Option<&str> {
-    let (&last, letters) = span.as_bytes().split_last()?;
-    let before = *letters.last()?;
-    let mark = matches!(last, b',' | b';' | b':' | b'!' | b'?')
-        || (last == b'.' && before.is_ascii_lowercase());
-    (mark && letters.iter().all(u8::is_ascii_alphabetic)).then(|| &span[..letters.len()])
-}
-
-/// `split_span` past its shortcuts: spaCy's loop over prefixes and
+/// `split_span` past the exceptions: spaCy's loop over prefixes and
 /// suffixes, then the exception, URL or infixes of what is left.
 fn split_general<'a>(
     span: &'a str,
@@ -641,14 +611,7 @@ mod tests {
             spans.push(w);
         }
         for span in spans.iter().filter(|s| !s.contains(char::is_whitespace)) {
-            let (mut fast, mut general, mut sfx) = (Vec::new(), Vec::new(), Vec::new());
-            split_span(span, exc, &mut fast, &mut sfx);
-            if exc.get(span).is_none() {
-                split_general(span, exc, &mut general, &mut sfx);
-            } else {
-                general = fast.clone();
-            }
-            assert_eq!(fast, general, "{span:?}");
+            assert_eq!(words(span), words_span_by_span(span), "{span:?}");
         }
     }
 
