@@ -29,7 +29,7 @@ impl GopherQuality {
     pub fn check(&self, text: &str, words: &[&str]) -> Result<(), Failure> {
         let fail = |rule, value: f64, limit: f64| Err(Failure::new(rule, value, limit));
         let n_words = words.len() as f64;
-        let counts = self.count(words);
+        let counts = self.count(text, words);
         let (kept, kept_chars) = (counts.kept, counts.kept_chars);
         let (min, max) = (self.min_doc_words, self.max_doc_words);
         if min > 0 && kept < min {
@@ -82,7 +82,7 @@ impl GopherQuality {
     /// is read a byte at a time for all of it, one table read a byte;
     /// another by its characters. Stop words are looked for until enough
     /// are found (the count is a value only when it falls short).
-    fn count(&self, words: &[&str]) -> Counts {
+    fn count(&self, text: &str, words: &[&str]) -> Counts {
         let longest = self.stop_words.iter().map(String::len).max().unwrap_or(0);
         let mut c = Counts {
             stop_seen: vec![false; self.stop_words.len()],
@@ -90,6 +90,17 @@ impl GopherQuality {
         };
         let mut stops_to_find = self.min_stop_words;
         for w in words {
+            // Most words start with an ASCII letter: a word with a letter
+            // and no symbol alone.
+            if w.as_bytes().first().map(|&b| BYTE_CLASS[b as usize]) == Some(LETTER) {
+                c.kept += 1;
+                c.kept_chars += words::chars_of_word_in(text, w);
+                c.alpha += 1;
+                if stops_to_find > 0 && w.len() <= longest {
+                    self.find_stop(w, &mut c, &mut stops_to_find);
+                }
+                continue;
+            }
             let (mut any, mut all) = (0u8, SYMBOL);
             for &x in w.as_bytes() {
                 let class = BYTE_CLASS[x as usize];
@@ -108,15 +119,20 @@ impl GopherQuality {
             }
             c.alpha += usize::from(alpha);
             if stops_to_find > 0 && w.len() <= longest {
-                if let Some(i) = self.stop_words.iter().position(|s| s == w) {
-                    if !c.stop_seen[i] {
-                        c.stop_seen[i] = true;
-                        stops_to_find -= 1;
-                    }
-                }
+                self.find_stop(w, &mut c, &mut stops_to_find);
             }
         }
         c
+    }
+
+    #[inline]
+    fn find_stop(&self, w: &str, c: &mut Counts, to_find: &mut u32) {
+        if let Some(i) = self.stop_words.iter().position(|s| s == w) {
+            if !c.stop_seen[i] {
+                c.stop_seen[i] = true;
+                *to_find -= 1;
+            }
+        }
     }
 
     /// Lines that start with a bullet, lines that end with an ellipsis.
@@ -180,4 +196,58 @@ struct Counts {
     alpha: usize,
     /// Which stop words occur.
     stop_seen: Vec<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule() -> GopherQuality {
+        let mut s = crate::Settings::defaults().filters;
+        s.gopher_quality.min_stop_words = 8;
+        s.gopher_quality
+    }
+
+    /// `count` as datatrove reads each word, character by character.
+    fn counted_by_characters(r: &GopherQuality, words: &[&str]) -> (u32, usize, usize, usize) {
+        let kept: Vec<&&str> = words.iter().filter(|w| !words::is_symbol(w)).collect();
+        let stops = r
+            .stop_words
+            .iter()
+            .filter(|s| words.contains(&s.as_str()))
+            .count();
+        (
+            kept.len() as u32,
+            kept.iter().map(|w| chars(w)).sum(),
+            words
+                .iter()
+                .filter(|w| w.chars().any(words::is_alpha))
+                .count(),
+            stops,
+        )
+    }
+
+    #[test]
+    fn the_counts_are_the_characters_counts_whatever_a_word_starts_with() {
+        let r = rule();
+        let pieces = [
+            "the", "a", "naïve", "Zoë", "x…", "...", "'", "''", "#", "é", "日本", "1990", "a.",
+            "-", "and", "of", "that", "to", "be", "have", "with", "Ⓐ", "ß", "z\u{301}", "",
+        ];
+        let mut next = crate::fingerprints::xorshift(7);
+        for len in 0..200 {
+            let chosen: Vec<&str> = (0..len)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let text = chosen.join(" ");
+            let words = words::test_words(&text, &chosen, len % 2 == 0);
+            let c = r.count(&text, &words);
+            let seen = c.stop_seen.iter().filter(|&&s| s).count();
+            assert_eq!(
+                (c.kept, c.kept_chars, c.alpha, seen),
+                counted_by_characters(&r, &words),
+                "{words:?}"
+            );
+        }
+    }
 }

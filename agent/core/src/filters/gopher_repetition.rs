@@ -2,7 +2,7 @@
 //! `GopherRepetitionFilter`): a page that repeats its lines, paragraphs or
 //! n-grams is dropped. Each share is of the text's characters.
 
-use super::words::{self, chars};
+use super::words::{self, chars, chars_of_word_in};
 use super::{Failure, NGramShare};
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
@@ -53,7 +53,12 @@ impl GopherRepetition {
             self.dup_line_char_frac,
         )?;
 
-        let hashed = Hashed::of(words);
+        self.check_n_grams(text, words, length)
+    }
+
+    /// The top and the repeated n-gram shares.
+    fn check_n_grams(&self, text: &str, words: &[&str], length: f64) -> Result<(), Failure> {
+        let hashed = Hashed::of(text, words);
         let mut counts = Counts::default();
         // An n-gram occurs no more often than its first m words (m < n): the
         // most frequent m-gram's count bounds every longer n-gram's, and a
@@ -84,13 +89,15 @@ impl GopherRepetition {
         let mut none_repeat = false;
         let mut by_n: Vec<_> = self.dup_n_grams.clone();
         by_n.sort_by_key(|g| g.0);
-        let may = by_n.first().map(|g| hashed.may_repeat(g.0, &mut counts));
+        let may = by_n
+            .first()
+            .map(|g| hashed.may_repeat(text, words, g.0, &mut counts));
         for NGramShare(n, share) in by_n {
             let may = may.as_deref().unwrap_or_default();
             let repeated = if none_repeat {
                 0
             } else {
-                hashed.repeated(n, may)
+                hashed.repeated(n, may, &mut counts)
             };
             none_repeat |= repeated == 0;
             over(
@@ -157,69 +164,60 @@ pub(crate) fn duplicates(elements: &[&str]) -> (usize, usize) {
     (n, chars_)
 }
 
-/// The words' polynomial hashes as prefix sums over the text they make,
-/// joined without a separator (datatrove's `"".join`) and with spaces
-/// (`" ".join`): the hash of any n-gram is then two multiplications, not a
-/// new string nor a loop over its words. `BASE` is odd, so its powers have
-/// inverses modulo 2⁶⁴ and a prefix can be taken off the front.
+/// What the n-gram rules read of the words, as sums over the words before
+/// each position: an n-gram's hash and characters are then a subtraction,
+/// not a new string nor a loop over its words. One array a quantity, read
+/// in order (a pass reads only the ones it needs).
 struct Hashed {
-    /// `prefixes[k]`: of words `0..k`; one entry a word, read together.
-    prefixes: Vec<Prefix>,
+    /// `joined[k]`: the polynomial hash of words `0..k`'s bytes, joined
+    /// without a separator (datatrove's `"".join` for repeated n-grams:
+    /// `ab c` and `a bc` are the same 2-gram), and their bytes.
+    joined: Vec<u64>,
+    bytes: Vec<u32>,
+    /// `sequence[k]`: a polynomial of words `0..k`'s own hashes. A word has
+    /// no space, so two n-grams joined by spaces (datatrove's `" ".join`
+    /// for the most frequent n-gram) are equal where their words are.
+    sequence: Vec<u64>,
+    /// `chars[k]`: the characters of words `0..k`.
+    chars: Vec<u32>,
 }
 
-#[derive(Clone, Copy)]
-struct Prefix {
-    /// The hash of the words joined; `BASE` to their bytes; its inverse.
-    joined: u64,
-    joined_pow: u64,
-    joined_inv: u64,
-    /// The words joined by spaces (`spaced_end`), and the same with the
-    /// space after the last (`spaced_start`: where the next word starts).
-    spaced_end: u64,
-    spaced_end_pow: u64,
-    spaced_start: u64,
-    spaced_start_inv: u64,
-    /// The words' characters.
-    chars: u32,
-}
+/// The bytes [`Hashed::may_repeat`] keys a position by.
+const KEY: usize = 16;
 
+/// The byte polynomial's base: odd, so a hash is a bijection of its last
+/// byte's.
 const BASE: u64 = 0x100_0000_01b3;
-/// `BASE`'s inverse modulo 2⁶⁴ (Newton's iteration doubles the correct bits).
-const INV: u64 = {
-    let mut inv = BASE;
-    let mut i = 0;
-    while i < 6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(BASE.wrapping_mul(inv)));
-        i += 1;
-    }
-    inv
-};
-const SPACE: u64 = b' ' as u64 + 1;
+/// The word polynomial's base.
+const WORD_BASE: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// `BASE` and `INV` to the powers 0 to 63: a word's, looked up, not
-/// multiplied out byte by byte.
-const POWERS: [(u64, u64); 64] = {
-    let mut t = [(1u64, 1u64); 64];
+/// `BASE` to the powers 0 to 255: a gram's, looked up (a longer gram's
+/// made by squaring).
+const POWERS: [u64; 256] = {
+    let mut t = [1u64; 256];
     let mut k = 1;
-    while k < 64 {
-        t[k] = (t[k - 1].0.wrapping_mul(BASE), t[k - 1].1.wrapping_mul(INV));
+    while k < 256 {
+        t[k] = t[k - 1].wrapping_mul(BASE);
         k += 1;
     }
     t
 };
 
-/// `BASE` and its inverse to the power `k`.
+/// `BASE` to the power `k`.
 #[inline]
-fn powers(k: usize) -> (u64, u64) {
-    match POWERS.get(k) {
+fn power(k: u32) -> u64 {
+    match POWERS.get(k as usize) {
         Some(&p) => p,
         None => {
-            let (mut p, mut ip) = POWERS[63];
-            for _ in 63..k {
-                p = p.wrapping_mul(BASE);
-                ip = ip.wrapping_mul(INV);
+            let (mut base, mut k, mut p) = (BASE, k, 1u64);
+            while k > 0 {
+                if k & 1 == 1 {
+                    p = p.wrapping_mul(base);
+                }
+                base = base.wrapping_mul(base);
+                k >>= 1;
             }
-            (p, ip)
+            p
         }
     }
 }
@@ -283,76 +281,68 @@ impl Counts {
 }
 
 impl Hashed {
-    fn of(words: &[&str]) -> Hashed {
-        let mut prefixes = Vec::with_capacity(words.len() + 1);
-        let mut at = Prefix {
-            joined: 0,
-            joined_pow: 1,
-            joined_inv: 1,
-            spaced_end: 0,
-            spaced_end_pow: 1,
-            spaced_start: 0,
-            spaced_start_inv: 1,
-            chars: 0,
+    fn of(text: &str, words: &[&str]) -> Hashed {
+        let n = words.len() + 1;
+        let mut h = Hashed {
+            joined: Vec::with_capacity(n),
+            bytes: Vec::with_capacity(n),
+            sequence: Vec::with_capacity(n),
+            chars: Vec::with_capacity(n),
         };
-        prefixes.push(at);
-        let mut spaced_start_pow = 1u64;
+        let (mut joined, mut bytes, mut sequence, mut chars) = (0u64, 0u32, 0u64, 0u32);
         for w in words {
-            let bytes = w.as_bytes();
-            let mut x = 0u64;
-            let mut chars_in = 0u32;
-            for &b in bytes {
-                x = x.wrapping_mul(BASE).wrapping_add(b as u64 + 1);
-                chars_in += u32::from(b & 0xc0 != 0x80);
-            }
-            let (p, ip) = powers(bytes.len());
-            at.joined = at.joined.wrapping_mul(p).wrapping_add(x);
-            at.joined_pow = at.joined_pow.wrapping_mul(p);
-            at.joined_inv = at.joined_inv.wrapping_mul(ip);
-            at.spaced_end = at.spaced_start.wrapping_mul(p).wrapping_add(x);
-            at.spaced_end_pow = spaced_start_pow.wrapping_mul(p);
-            at.spaced_start = at.spaced_end.wrapping_mul(BASE).wrapping_add(SPACE);
-            spaced_start_pow = at.spaced_end_pow.wrapping_mul(BASE);
-            at.spaced_start_inv = at.spaced_start_inv.wrapping_mul(ip).wrapping_mul(INV);
-            at.chars += chars_in;
-            prefixes.push(at);
+            h.joined.push(joined);
+            h.bytes.push(bytes);
+            h.sequence.push(sequence);
+            h.chars.push(chars);
+            let b = w.as_bytes();
+            let x = b.iter().fold(0u64, |x, &b| {
+                x.wrapping_mul(BASE).wrapping_add(b as u64 + 1)
+            });
+
+            joined = joined.wrapping_mul(power(b.len() as u32)).wrapping_add(x);
+            bytes = bytes.wrapping_add(b.len() as u32);
+            // The word's length in its hash: `x` alone is one for "a" and
+            // for a word with a zero byte before it.
+            let word = (x ^ (b.len() as u64).rotate_right(16)).wrapping_mul(WORD_BASE);
+            sequence = sequence
+                .wrapping_mul(WORD_BASE)
+                .wrapping_add(word ^ word >> 29);
+            chars += chars_of_word_in(text, w) as u32;
         }
-        Hashed { prefixes }
+        h.joined.push(joined);
+        h.bytes.push(bytes);
+        h.sequence.push(sequence);
+        h.chars.push(chars);
+        h
     }
 
     fn len(&self) -> usize {
-        self.prefixes.len() - 1
+        self.joined.len() - 1
     }
 
-    /// The hash of words `i..i + n` concatenated, with `sep` between them
-    /// (a space for datatrove's `" ".join`, none for `"".join`).
-    fn gram(&self, i: usize, n: usize, sep: bool) -> u64 {
-        let (from, to) = (&self.prefixes[i], &self.prefixes[i + n]);
-        if sep {
-            let front = from
-                .spaced_start
-                .wrapping_mul(to.spaced_end_pow)
-                .wrapping_mul(from.spaced_start_inv);
-            to.spaced_end.wrapping_sub(front)
-        } else {
-            let front = from
-                .joined
-                .wrapping_mul(to.joined_pow)
-                .wrapping_mul(from.joined_inv);
-            to.joined.wrapping_sub(front)
-        }
+    /// The hash of words `i..i + n` joined without a separator.
+    #[inline]
+    fn joined(&self, i: usize, n: usize) -> u64 {
+        let length = self.bytes[i + n].wrapping_sub(self.bytes[i]);
+        self.joined[i + n].wrapping_sub(self.joined[i].wrapping_mul(power(length)))
+    }
+
+    /// The hash of words `i..i + n` as a sequence; `shift` is
+    /// `WORD_BASE` to the power `n`.
+    #[inline]
+    fn sequence(&self, i: usize, n: usize, shift: u64) -> u64 {
+        self.sequence[i + n].wrapping_sub(self.sequence[i].wrapping_mul(shift))
     }
 
     fn gram_chars(&self, i: usize, n: usize) -> usize {
-        (self.prefixes[i + n].chars - self.prefixes[i].chars) as usize
+        (self.chars[i + n] - self.chars[i]) as usize
     }
 
     /// The characters of the longest n-gram's words.
     fn longest(&self, n: usize) -> usize {
-        (0..=self.len() - n)
-            .map(|i| self.gram_chars(i, n))
-            .max()
-            .unwrap_or(0)
+        let (to, from) = (&self.chars[n..], &self.chars[..self.chars.len() - n]);
+        to.iter().zip(from).map(|(t, f)| t - f).max().unwrap_or(0) as usize
     }
 
     /// The most frequent n-gram's characters (words joined by spaces) times
@@ -360,11 +350,12 @@ impl Hashed {
     /// (`Counter.most_common`).
     fn top(&self, n: usize, counts: &mut Counts) -> (usize, u32) {
         counts.reset(self.len());
+        let shift = WORD_BASE.wrapping_pow(n as u32);
         // The most frequent so far, and of equal counts the first seen:
         // the final one is the most frequent of all.
         let (mut count, mut first) = (0u32, 0u32);
         for i in 0..=self.len() - n {
-            let slot = counts.slot(self.gram(i, n, true));
+            let slot = counts.slot(self.sequence(i, n, shift));
             if slot.count == 0 {
                 slot.first = i as u32;
             }
@@ -379,43 +370,121 @@ impl Hashed {
         )
     }
 
-    /// The positions whose `m`-gram occurs more than once: the only ones
-    /// where an n-gram (n ≥ m) can have been seen before.
-    fn may_repeat(&self, m: usize, counts: &mut Counts) -> Vec<bool> {
-        let mut may = vec![false; self.len()];
+    /// The positions, in order, where an n-gram (n ≥ m) may occur again,
+    /// as `position << 1 | keyed`. Two equal n-grams begin with the same
+    /// bytes but not always with the same words (`ab c d` and `a bc d` join
+    /// the same), so a position is keyed by the first `KEY` bytes of the
+    /// words from there on, joined: `keyed` where that key occurs again.
+    /// An n-gram shorter than a key may equal another without it, and that
+    /// other is short too: of the positions whose m words are shorter than
+    /// `KEY` bytes (no n-gram is shorter than its first m words), those
+    /// whose first eight bytes occur again among them are in, and those
+    /// whose m words are shorter still. [`Hashed::repeated`] passes over the ones
+    /// not keyed where their n words are not short.
+    fn may_repeat(&self, text: &str, words: &[&str], m: usize, counts: &mut Counts) -> Vec<u32> {
+        let mut may = Vec::new();
         if self.len() < m {
             return may;
         }
-        counts.reset(self.len());
-        for i in 0..=self.len() - m {
-            let slot = counts.slot(self.gram(i, m, false));
-            if slot.count == 0 {
-                (slot.count, slot.first) = (1, i as u32);
-            } else {
-                may[slot.first as usize] = true;
-                may[i] = true;
-            }
-        }
+        let stream = joined_bytes(text, words, *self.bytes.last().unwrap_or(&0) as usize);
+        let gram = |i: u32| (self.bytes[i as usize + m] - self.bytes[i as usize]) as usize;
+        let all = 0..=(self.len() - m) as u32;
+        self.repeated_keys(&stream, all.clone(), KEY, counts, 1, &mut may);
+        let short: Vec<u32> = all.filter(|&i| gram(i) < KEY).collect();
+        may.extend(short.iter().filter(|&&i| gram(i) < 8).map(|&i| i << 1));
+        self.repeated_keys(&stream, short.into_iter(), 8, counts, 0, &mut may);
+        // A position in twice is kept once, keyed if either was.
+        may.sort_unstable();
+        may.dedup_by(|later, kept| {
+            let same = *later >> 1 == *kept >> 1;
+            *kept |= *later & u32::from(same);
+            same
+        });
         may
     }
 
+    /// Adds to `may` (as `position << 1 | flag`) the positions whose first
+    /// `width` bytes (a multiple of eight) of the joined words occur again
+    /// among `positions`, and those with fewer bytes left than that.
+    fn repeated_keys(
+        &self,
+        stream: &[u8],
+        positions: impl Iterator<Item = u32>,
+        width: usize,
+        counts: &mut Counts,
+        flag: u32,
+        may: &mut Vec<u32>,
+    ) {
+        counts.reset(self.len());
+        for i in positions {
+            let from = self.bytes[i as usize] as usize;
+            let Some(key) = stream.get(from..from + width) else {
+                may.push(i << 1);
+                continue;
+            };
+            let key = key.chunks_exact(8).fold(0u64, |h, eight| {
+                let eight = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+                (h ^ eight).wrapping_mul(WORD_BASE)
+            });
+            let slot = counts.slot(key);
+            slot.count += 1;
+            match slot.count {
+                1 => slot.first = i,
+                2 => may.extend([slot.first << 1 | flag, i << 1 | flag]),
+                _ => may.push(i << 1 | flag),
+            }
+        }
+    }
+
     /// Characters of the n-grams seen before, a repeat skipping its n words
-    /// (datatrove's `find_all_duplicate`). A position `may` rules out holds
-    /// an n-gram no other position has: seen before it cannot be, and
-    /// remembering it changes no later answer, so it is stepped over.
-    fn repeated(&self, n: usize, may: &[bool]) -> usize {
-        let mut seen = FxHashSet::default();
-        let (mut total, mut i) = (0, 0);
-        while i + n <= self.len() {
-            if !may[i] || seen.insert(self.gram(i, n, false)) {
-                i += 1;
-            } else {
+    /// (datatrove's `find_all_duplicate`), walked over the positions `may`
+    /// holds (of [`Hashed::may_repeat`]). Any other holds an n-gram no
+    /// other position has: seen before it cannot be, and remembering it
+    /// changes no later answer, so the walk steps over it as datatrove's
+    /// does, one word on.
+    fn repeated(&self, n: usize, may: &[u32], counts: &mut Counts) -> usize {
+        counts.reset(may.len());
+        let (mut total, mut next) = (0, 0);
+        for &e in may {
+            let i = (e >> 1) as usize;
+            if i + n > self.len() {
+                break;
+            }
+            let keyed = e & 1 == 1;
+            if i < next || !keyed && (self.bytes[i + n] - self.bytes[i]) as usize >= KEY {
+                continue;
+            }
+            let slot = counts.slot(self.joined(i, n));
+            slot.count += 1;
+            if slot.count > 1 {
                 total += self.gram_chars(i, n);
-                i += n;
+                next = i + n;
             }
         }
         total
     }
+}
+
+/// The words' bytes joined, each copied as sixteen bytes of the text it is
+/// in (the next word's copy writes over the rest): most words are short,
+/// and a copy of a known length is two moves, not a call.
+fn joined_bytes(text: &str, words: &[&str], total: usize) -> Vec<u8> {
+    let t = text.as_bytes();
+    let base = t.as_ptr() as usize;
+    let mut out = vec![0u8; total + 16];
+    let mut at = 0;
+    for w in words {
+        let b = w.as_bytes();
+        // A word is a slice of the text, or of spaCy's exceptions.
+        let off = (b.as_ptr() as usize).wrapping_sub(base);
+        match t.get(off..off.wrapping_add(16)) {
+            Some(sixteen) if b.len() <= 16 => out[at..at + 16].copy_from_slice(sixteen),
+            _ => out[at..at + b.len()].copy_from_slice(b),
+        }
+        at += b.len();
+    }
+    out.truncate(total);
+    out
 }
 
 #[cfg(test)]
@@ -444,9 +513,10 @@ mod tests {
 
     #[test]
     fn a_concatenation_is_compared_as_datatrove_joins_it() {
-        let h = Hashed::of(&["ab", "c", "a", "bc"]);
-        assert_eq!(h.gram(0, 2, false), h.gram(2, 2, false));
-        assert_ne!(h.gram(0, 2, true), h.gram(2, 2, true));
+        let h = Hashed::of("", &["ab", "c", "a", "bc"]);
+        let shift = WORD_BASE.wrapping_pow(2);
+        assert_eq!(h.joined(0, 2), h.joined(2, 2));
+        assert_ne!(h.sequence(0, 2, shift), h.sequence(2, 2, shift));
     }
 
     #[test]
@@ -455,18 +525,33 @@ mod tests {
             s.bytes()
                 .fold(0u64, |x, b| x.wrapping_mul(BASE).wrapping_add(b as u64 + 1))
         };
-        assert_eq!(BASE.wrapping_mul(INV), 1);
-        let words = ["Wir", "lernen", "é", "", "x", "hier", "und", "dort", "."];
-        let h = Hashed::of(&words);
-        for i in 0..words.len() {
-            for n in 1..=words.len() - i {
+        let words = [
+            "Wir", "lernen", "é", "x", "hier", "und", "x", "hier", "dort", ".", "und", "x",
+        ];
+        let long = "z".repeat(300);
+        let mut with_long = words.to_vec();
+        with_long.insert(3, &long);
+        for words in [&words[..], &with_long] {
+            let h = Hashed::of("", words);
+            let grams: Vec<(usize, usize)> = (0..words.len())
+                .flat_map(|i| (1..=words.len() - i).map(move |n| (i, n)))
+                .collect();
+            for &(i, n) in &grams {
                 let w = &words[i..i + n];
-                assert_eq!(h.gram(i, n, false), direct(&w.concat()), "{i} {n}");
-                assert_eq!(h.gram(i, n, true), direct(&w.join(" ")), "{i} {n}");
+                assert_eq!(h.joined(i, n), direct(&w.concat()), "{i} {n}");
                 assert_eq!(
                     h.gram_chars(i, n),
                     w.iter().map(|w| chars(w)).sum::<usize>()
                 );
+                // Two grams as sequences: equal exactly where their words are.
+                let shift = WORD_BASE.wrapping_pow(n as u32);
+                for &(j, m) in grams.iter().filter(|g| g.1 == n) {
+                    assert_eq!(
+                        h.sequence(i, n, shift) == h.sequence(j, m, shift),
+                        w.join(" ") == words[j..j + m].join(" "),
+                        "{i} {j} {n}"
+                    );
+                }
             }
         }
     }
@@ -480,7 +565,7 @@ mod tests {
             let words: Vec<&str> = (0..len)
                 .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
                 .collect();
-            let h = Hashed::of(&words);
+            let h = Hashed::of("", &words);
             for n in 1..=4.min(len) {
                 // Python's Counter(...).most_common(1): the highest count,
                 // of equal counts the first inserted.
@@ -503,16 +588,72 @@ mod tests {
         }
     }
 
+    /// datatrove's `find_all_duplicate`, on strings.
+    fn find_all_duplicate(words: &[&str], n: usize) -> usize {
+        let (mut unique, mut total, mut i) = (std::collections::HashSet::new(), 0, 0);
+        while i + n <= words.len() {
+            let gram = words[i..i + n].concat();
+            if unique.contains(&gram) {
+                total += chars(&gram);
+                i += n;
+            } else {
+                unique.insert(gram);
+                i += 1;
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn repeated_grams_are_datatroves_over_the_positions_that_may_repeat() {
+        let mut next = crate::fingerprints::xorshift(11);
+        // "ab c" and "a bc" join the same: datatrove's repeats count them.
+        // Short words: most m-grams are shorter than a key; long ones: few.
+        let short = ["a", "b", "ab", "bc", "c", "é"];
+        let long = [
+            "alpha",
+            "beta",
+            "alphabeta",
+            "betagamma",
+            "gammadeltaepsilonzeta",
+            "éé",
+        ];
+        let mut counts = Counts::default();
+        for (len, vocabulary) in (0..300).flat_map(|len| [(len, short), (len, long)]) {
+            let chosen: Vec<&str> = (0..len)
+                .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
+                .collect();
+            let text = chosen.join(" ");
+            let words = words::test_words(&text, &chosen, len % 2 == 0);
+            let h = Hashed::of(&text, &words);
+            for m in 1..=5 {
+                let may = h.may_repeat(&text, &words, m, &mut counts);
+                for n in m..=m + 5 {
+                    assert_eq!(
+                        h.repeated(n, &may, &mut Counts::default()),
+                        find_all_duplicate(&words, n),
+                        "{words:?} {m} {n}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn repeats_are_found_where_they_may_be() {
         let text = "a b c d e f a b c d e f g a b c d e";
         let words: Vec<&str> = text.split(' ').collect();
-        let h = Hashed::of(&words);
-        let all = vec![true; words.len()];
+        let h = Hashed::of(text, &words);
+        // Every position, keyed.
+        let all: Vec<u32> = (0..words.len() as u32).map(|i| i << 1 | 1).collect();
         for n in 1..=6 {
             assert_eq!(
-                h.repeated(n, &h.may_repeat(n.min(5), &mut Counts::default())),
-                h.repeated(n, &all),
+                h.repeated(
+                    n,
+                    &h.may_repeat(text, &words, n.min(5), &mut Counts::default()),
+                    &mut Counts::default()
+                ),
+                h.repeated(n, &all, &mut Counts::default()),
                 "{n}"
             );
         }

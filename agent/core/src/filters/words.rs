@@ -14,6 +14,44 @@ pub fn chars(s: &str) -> usize {
     }
 }
 
+/// The characters of `word` (Python's `len`) when it is a slice of `text`,
+/// as most of the tokenizer's words are: its bytes less those that continue
+/// a character, a word of eight bytes or fewer read at once from the text
+/// (a byte loop costs more than the rest of a word's counting). Any other
+/// word is read byte by byte.
+#[inline]
+pub fn chars_of_word_in(text: &str, word: &str) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let (t, b) = (text.as_bytes(), word.as_bytes());
+    let off = (b.as_ptr() as usize).wrapping_sub(t.as_ptr() as usize);
+    match t.get(off..off.wrapping_add(8)) {
+        Some(eight) if b.len() <= 8 => {
+            let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+            let within = match b.len() {
+                0 => 0,
+                n => u64::MAX >> (64 - 8 * n),
+            };
+            // 10xxxxxx: the high bit set, the next clear; one a byte at
+            // most, added up by a multiplication (`count_ones` is a dozen
+            // instructions without the POPCNT the portable build leaves out).
+            let continuing = (x & !(x << 1) & HIGH & within) >> 7;
+            b.len() - (continuing.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
+        }
+        _ => b.len() - b.iter().filter(|&&x| (x as i8) < -0x40).count(),
+    }
+}
+
+/// Words for tests: `chosen` as slices of `text` (their join by spaces), as
+/// the tokenizer gives most words, or apart from it, as it gives an
+/// exception's.
+#[cfg(test)]
+pub(crate) fn test_words<'a>(text: &'a str, chosen: &[&'a str], in_text: bool) -> Vec<&'a str> {
+    match in_text {
+        true => text.split(' ').filter(|w| !w.is_empty()).collect(),
+        false => chosen.to_vec(),
+    }
+}
+
 /// Python's `str.splitlines()`: lines without their ends, a trailing end
 /// starting no line.
 pub fn splitlines(text: &str) -> impl Iterator<Item = &str> {
@@ -39,22 +77,55 @@ pub fn splitlines(text: &str) -> impl Iterator<Item = &str> {
 
 /// The first line end of `text` and where it is: bytes that cannot start
 /// one (all but `\n`, `\r`, `\x0b`, `\x0c`, `\x1c`–`\x1e` and the lead
-/// bytes of U+0085, U+2028 and U+2029) are passed over without decoding.
+/// bytes of U+0085, U+2028 and U+2029) are passed over without decoding,
+/// eight at a time where none of the eight may start one.
 fn line_end(text: &str) -> Option<(usize, char)> {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if MAY_END_LINE[b[i] as usize] {
-            let ch = text[i..].chars().next()?;
-            if is_line_end(ch) {
-                return Some((i, ch));
+        let at = match b[i..].first_chunk::<8>() {
+            Some(eight) => match may_end_line(u64::from_le_bytes(*eight)) {
+                0 => {
+                    i += 8;
+                    continue;
+                }
+                found => i + (found.trailing_zeros() / 8) as usize,
+            },
+            None if MAY_END_LINE[b[i] as usize] => i,
+            None => {
+                i += 1;
+                continue;
             }
-            i += ch.len_utf8();
-        } else {
-            i += 1;
+        };
+        // Told by its bytes, not decoded: a byte that starts none is
+        // passed (a continuation byte starts no candidate).
+        let next = |k: usize| b.get(at + k).copied();
+        let end = match (b[at], next(1), next(2)) {
+            (c @ (b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e), _, _) => Some(char::from(c)),
+            (0xc2, Some(0x85), _) => Some('\u{85}'),
+            (0xe2, Some(0x80), Some(0xa8)) => Some('\u{2028}'),
+            (0xe2, Some(0x80), Some(0xa9)) => Some('\u{2029}'),
+            _ => None,
+        };
+        if let Some(ch) = end {
+            return Some((at, ch));
         }
+        i = at + 1;
     }
     None
+}
+
+/// Of eight bytes (little-endian), the high bit set at the first that may
+/// start a line end: a control character (below 0x20: a superset of the
+/// ASCII ends) or the lead byte 0xc2 or 0xe2. Bits above the first may be
+/// set where none is (a borrow carries); the first is exact.
+#[inline(always)]
+fn may_end_line(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_at = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let control = x.wrapping_sub(0x20 * ONES) & !x & HIGH;
+    control | zero_at(x ^ (0xc2 * ONES)) | zero_at(x ^ (0xe2 * ONES))
 }
 
 /// The bytes [`line_end`] decodes at: one table read a byte.
@@ -71,6 +142,8 @@ const MAY_END_LINE: [bool; 256] = {
     t
 };
 
+/// Python's line ends (`str.splitlines`), as the tests spell them out.
+#[cfg(test)]
 fn is_line_end(c: char) -> bool {
     matches!(
         c,
@@ -264,8 +337,13 @@ mod tests {
 
     #[test]
     fn lines_end_where_python_ends_them_whatever_the_character() {
-        for c in (0..0x3100u32).filter_map(char::from_u32) {
-            let text = format!("a{c}b\nc{c}{c}é{c}");
+        // Padded so that every character is read at each place of the
+        // eight bytes read at once, and in the bytes after them.
+        for (c, pad) in (0..0x3100u32)
+            .filter_map(char::from_u32)
+            .flat_map(|c| (0..9).map(move |p| (c, "x".repeat(p))))
+        {
+            let text = format!("{pad}a{c}b\nc{c}{c}é{c}{pad}");
             let mut lines = Vec::new();
             let mut rest = text.as_str();
             while let Some((at, ch)) = rest.char_indices().find(|&(_, ch)| is_line_end(ch)) {
@@ -280,6 +358,25 @@ mod tests {
                 lines.push(rest);
             }
             assert_eq!(splitlines(&text).collect::<Vec<_>>(), lines, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_words_characters_are_counted_as_python_counts_them_in_the_text_or_not() {
+        let text = "naïve 日本語 a é ab€ xyzzyxyzzy ñññññ Zoë’s x";
+        let static_words = ["naïve", "日本", "", "’s", "abcdefghi"];
+        for (i, _) in text.char_indices() {
+            for (j, _) in text[i..]
+                .char_indices()
+                .skip(1)
+                .chain([(text.len() - i, ' ')])
+            {
+                let w = &text[i..i + j];
+                assert_eq!(chars_of_word_in(text, w), chars(w), "{w:?}");
+            }
+        }
+        for w in static_words {
+            assert_eq!(chars_of_word_in(text, w), chars(w), "{w:?}");
         }
     }
 
