@@ -270,6 +270,11 @@ pub(super) fn split_infixes<'a>(s: &'a str, out: &mut Vec<&'a str>) {
     let mut prev: Option<char> = None;
     let mut iter = s.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
+        // No infix is or begins with an ASCII letter or digit.
+        if c.is_ascii_alphanumeric() {
+            prev = Some(c);
+            continue;
+        }
         let rest = &s[i..];
         let next = rest[c.len_utf8()..].chars().next();
         let letter = |x: Option<char>| x.is_some_and(char::is_alphabetic);

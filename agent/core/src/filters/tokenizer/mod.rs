@@ -193,13 +193,41 @@ pub fn words(text: &str) -> Vec<&str> {
             }
         }
         let end = span_end(b, j);
-        let span = &text[start..end];
-        let from = out.len();
-        split_span(span, exc, &mut out, &mut suffixes);
-        merge_specials(span, &mut out, from, exc);
+        take_span(&text[start..end], j - start, exc, &mut out, &mut suffixes);
         i = end;
     }
     out
+}
+
+/// The words of a span that is not letters alone, nor letters and a
+/// clause mark; `letters`: its bytes of letters at its start.
+#[inline]
+fn take_span<'a>(
+    span: &'a str,
+    letters: usize,
+    exc: &Exceptions,
+    out: &mut Vec<&'a str>,
+    suffixes: &mut Vec<&'a str>,
+) {
+    // One character, or ASCII digits alone: one word. No rule splits
+    // either, and no exception is one but the character itself.
+    if span.chars().nth(1).is_none() || span.bytes().all(|x| x.is_ascii_digit()) {
+        return out.push(span);
+    }
+    // Letters and a possessive: the suffix rule splits `'s` off, and no
+    // other rule applies to either part (a test holds this for every
+    // letter), unless an exception does.
+    let (word, suffix) = span.split_at(letters);
+    if letters > 0
+        && matches!(suffix, "'s" | "'S" | "’s" | "’S")
+        && exc.get(span).is_none()
+        && exc.get(word).is_none()
+    {
+        return out.extend([word, suffix]);
+    }
+    let from = out.len();
+    split_span(span, exc, out, suffixes);
+    merge_specials(span, out, from, exc);
 }
 
 /// Where the run of letters (`char::is_alphabetic`, of any script, less
@@ -640,6 +668,12 @@ mod tests {
                 "éa",
                 "a\u{301}",
                 "3.5",
+                "1990",
+                "company’s",
+                "Zoë's",
+                "7",
+                "–",
+                "&",
                 "well-known",
                 "(it)",
                 "U.S.",
@@ -695,9 +729,22 @@ mod tests {
                 format!("{c}{c}. É{c}. {c}A."),
                 format!("{c}, x{c}; {c}:"),
                 format!("{c}! {c}? {c}-"),
+                format!("{c}'s {c}{c}’S a{c}’s"),
             ] {
                 assert_eq!(words(&text), words_span_by_span(&text), "{:?}", c);
             }
+        }
+    }
+
+    #[test]
+    fn a_character_alone_or_digits_alone_are_one_word_as_spacy_splits_them() {
+        for c in (0..0x11_0000u32).filter_map(char::from_u32) {
+            let text = format!("{c} x {c}");
+            assert_eq!(words(&text), words_span_by_span(&text), "{c:?}");
+        }
+        for digits in ["0", "7", "42", "1990", "000123", "31415926535897932384"] {
+            let text = format!("{digits} {digits}");
+            assert_eq!(words(&text), words_span_by_span(&text), "{digits}");
         }
     }
 
