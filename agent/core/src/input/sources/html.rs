@@ -1,8 +1,8 @@
 //! A single HTML file (plain or gzip): one page, its URL `file://<path>`.
 
-use super::{maybe_gz, read_capped, Emit, Limits, Source, SourceStats};
+use super::{maybe_gz, read_capped_sized, Emit, Limits, Source, SourceStats};
 use crate::input::page::{Broken, Input, Origin, Page};
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
 pub struct HtmlFileSource {
@@ -30,25 +30,56 @@ impl Source for HtmlFileSource {
             Err(_) => name.clone(),
         };
         stats.bytes += std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
-        let file = std::fs::File::open(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let mut file =
+            std::fs::File::open(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let expected = expected_size(&mut file).unwrap_or(0);
+        file.rewind().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let r = maybe_gz(Box::new(BufReader::with_capacity(1 << 16, file)))?;
-        read_one(r, &name, &url, &self.limits, emit, stats)
+        read_one_sized(r, &name, &url, &self.limits, expected, emit, stats)
     }
+}
+
+/// The bytes a file holds once read: its length, or for gzip the size its
+/// trailer states (of the last member, modulo 4 GiB: a hint for the
+/// buffer, not a limit).
+fn expected_size(file: &mut std::fs::File) -> std::io::Result<usize> {
+    let len = file.metadata()?.len();
+    let mut magic = [0u8; 2];
+    if len < 18 || file.read_exact(&mut magic).is_err() || magic != [0x1f, 0x8b] {
+        return Ok(len as usize);
+    }
+    let mut trailer = [0u8; 4];
+    file.seek(SeekFrom::End(-4))?;
+    file.read_exact(&mut trailer)?;
+    Ok(u32::from_le_bytes(trailer) as usize)
 }
 
 /// Reads one whole page from a stream.
 pub fn read_one(
+    r: impl BufRead,
+    name: &str,
+    url: &str,
+    limits: &Limits,
+    emit: &mut Emit<'_>,
+    stats: &mut SourceStats,
+) -> anyhow::Result<()> {
+    read_one_sized(r, name, url, limits, 0, emit, stats)
+}
+
+/// [`read_one`] of a page expected to be `expected` bytes.
+fn read_one_sized(
     mut r: impl BufRead,
     name: &str,
     url: &str,
     limits: &Limits,
+    expected: usize,
     emit: &mut Emit<'_>,
     _stats: &mut SourceStats,
 ) -> anyhow::Result<()> {
     let origin = Origin::File {
         file: name.to_string(),
     };
-    let input = match read_capped(&mut r, limits.max_page_bytes) {
+    let input = match read_capped_sized(&mut r, limits.max_page_bytes, expected) {
         Ok((body, truncated)) => {
             let mut page = Page::new(url.to_string(), body).with_origin(origin);
             page.truncated = truncated;

@@ -373,7 +373,18 @@ pub fn maybe_gz(mut r: Box<dyn BufRead + Send>) -> io::Result<Box<dyn BufRead + 
 
 /// Reads at most `max` bytes; says whether there was more.
 pub fn read_capped(r: &mut impl Read, max: usize) -> io::Result<(Vec<u8>, bool)> {
-    let mut body = Vec::new();
+    read_capped_sized(r, max, 0)
+}
+
+/// [`read_capped`] into a buffer made for `expected` bytes: a body read
+/// into one that doubles is copied at each step wherever the allocator
+/// cannot grow it in place.
+pub fn read_capped_sized(
+    r: &mut impl Read,
+    max: usize,
+    expected: usize,
+) -> io::Result<(Vec<u8>, bool)> {
+    let mut body = Vec::with_capacity(expected.min(max).saturating_add(1));
     r.take(max as u64 + 1).read_to_end(&mut body)?;
     let truncated = body.len() > max;
     body.truncate(max);
