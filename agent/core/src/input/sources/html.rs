@@ -41,9 +41,10 @@ impl Source for HtmlFileSource {
 
 /// The bytes a file holds once read: its length, or for gzip the size its
 /// trailer states (of the last member, modulo 4 GiB: a hint for the
-/// buffer, not a limit).
+/// buffer, not a limit, and capped by the reader at the page limit).
 fn expected_size(file: &mut std::fs::File) -> std::io::Result<usize> {
     let len = file.metadata()?.len();
+    file.rewind()?;
     let mut magic = [0u8; 2];
     if len < 18 || file.read_exact(&mut magic).is_err() || magic != [0x1f, 0x8b] {
         return Ok(len as usize);
@@ -51,7 +52,9 @@ fn expected_size(file: &mut std::fs::File) -> std::io::Result<usize> {
     let mut trailer = [0u8; 4];
     file.seek(SeekFrom::End(-4))?;
     file.read_exact(&mut trailer)?;
-    Ok(u32::from_le_bytes(trailer) as usize)
+    // A trailer is the file's word: no more than deflate's widest ratio.
+    let most = len.saturating_mul(1032);
+    Ok(u64::from(u32::from_le_bytes(trailer)).min(most) as usize)
 }
 
 /// Reads one whole page from a stream.
@@ -92,4 +95,31 @@ fn read_one_sized(
         }),
     };
     emit(input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn size_of(bytes: &[u8]) -> usize {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(bytes).unwrap();
+        expected_size(&mut file).unwrap()
+    }
+
+    #[test]
+    fn a_file_is_expected_at_its_size_a_gzip_file_at_its_trailers_within_reason() {
+        let page = "<p>words</p>".repeat(1000);
+        assert_eq!(size_of(page.as_bytes()), page.len());
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(page.as_bytes()).unwrap();
+        let mut gz = gz.finish().unwrap();
+        assert_eq!(size_of(&gz), page.len());
+        // A trailer that claims 4 GiB of a small file is not believed.
+        let at = gz.len() - 4;
+        gz[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(size_of(&gz), gz.len() * 1032);
+        assert_eq!(size_of(b""), 0);
+    }
 }
