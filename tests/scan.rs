@@ -440,6 +440,19 @@ fn a_directory_walk_judges_pages_not_text_files() {
 }
 
 #[test]
+fn a_page_from_a_pipe_is_read_as_it_comes() {
+    // `scan <(zcat page.html.gz)`: the path is a pipe, which cannot be
+    // measured nor read again from its start.
+    let out = run(Command::new("bash").arg("-c").arg(format!(
+        "{} scan -q -o - <(printf '<title>t</title><p>one page from a pipe</p>')",
+        env!("CARGO_BIN_EXE_crawlsieve")
+    )));
+    let vs = verdicts(&out);
+    assert_eq!(vs.len(), 1, "{vs:?}");
+    assert_ne!(vs[0]["verdict"], "error", "{vs:?}");
+}
+
+#[test]
 fn bench_against_a_second_configuration_pairs_its_passes() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..3 {

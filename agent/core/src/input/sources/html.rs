@@ -32,8 +32,16 @@ impl Source for HtmlFileSource {
         stats.bytes += std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
         let mut file =
             std::fs::File::open(&self.path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-        let expected = expected_size(&mut file).unwrap_or(0);
-        file.rewind().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        // Only a regular file can be measured and read again from its
+        // start: a pipe (`scan <(zcat page.html.gz)`) is read as it comes.
+        let expected = match file.metadata() {
+            Ok(m) if m.is_file() => {
+                let expected = expected_size(&mut file).unwrap_or(0);
+                file.rewind().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+                expected
+            }
+            _ => 0,
+        };
         let r = maybe_gz(Box::new(BufReader::with_capacity(1 << 16, file)))?;
         read_one_sized(r, &name, &url, &self.limits, expected, emit, stats)
     }
