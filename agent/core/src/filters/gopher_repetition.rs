@@ -470,14 +470,11 @@ impl Hashed {
 /// and a copy of a known length is two moves, not a call.
 fn joined_bytes(text: &str, words: &[&str], total: usize) -> Vec<u8> {
     let t = text.as_bytes();
-    let base = t.as_ptr() as usize;
     let mut out = vec![0u8; total + 16];
     let mut at = 0;
     for w in words {
         let b = w.as_bytes();
-        // A word is a slice of the text, or of spaCy's exceptions.
-        let off = (b.as_ptr() as usize).wrapping_sub(base);
-        match t.get(off..off.wrapping_add(16)) {
+        match words::offset_in(text, w).and_then(|off| t.get(off..off + 16)) {
             Some(sixteen) if b.len() <= 16 => out[at..at + 16].copy_from_slice(sixteen),
             _ => out[at..at + b.len()].copy_from_slice(b),
         }

@@ -3,6 +3,7 @@
 //! words are `tokenizer`'s. Lengths are in characters (`len` in Python), not
 //! bytes.
 
+pub(crate) use super::tokenizer::offset_in;
 pub use super::tokenizer::{sentences, span_count as spans, words};
 
 /// Python's `len` of a string: its characters.
@@ -23,8 +24,7 @@ pub fn chars(s: &str) -> usize {
 pub fn chars_of_word_in(text: &str, word: &str) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let (t, b) = (text.as_bytes(), word.as_bytes());
-    let off = (b.as_ptr() as usize).wrapping_sub(t.as_ptr() as usize);
-    match t.get(off..off.wrapping_add(8)) {
+    match offset_in(text, word).and_then(|off| t.get(off..off + 8)) {
         Some(eight) if b.len() <= 8 => {
             let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
             let within = match b.len() {

@@ -514,8 +514,6 @@ fn merge_specials<'a>(span: &'a str, words: &mut Vec<&'a str>, from: usize, exc:
     if words.len() - from < 2 || span.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return;
     }
-    let base = span.as_ptr() as usize;
-    let offset = |w: &str| w.as_ptr() as usize - base;
     // Built only once a run merges: most spans have none.
     let mut merged: Option<Vec<&'a str>> = None;
     let mut i = from;
@@ -524,12 +522,10 @@ fn merge_specials<'a>(span: &'a str, words: &mut Vec<&'a str>, from: usize, exc:
         // Only words that are slices of the span, in order, can be spelled together.
         for j in (i + 2..=(i + 4).min(words.len())).rev() {
             let (first, last) = (words[i], words[j - 1]);
-            let inside =
-                |w: &str| (w.as_ptr() as usize) >= base && offset(w) + w.len() <= span.len();
-            if !inside(first) || !inside(last) {
+            let (Some(a), Some(l)) = (offset_in(span, first), offset_in(span, last)) else {
                 continue;
-            }
-            let (a, b) = (offset(first), offset(last) + last.len());
+            };
+            let b = l + last.len();
             // The whole span was looked up first (`split_span`): were it an
             // exception, its words are those already.
             if a >= b || (a == 0 && b == span.len()) {
@@ -555,6 +551,15 @@ fn merge_specials<'a>(span: &'a str, words: &mut Vec<&'a str>, from: usize, exc:
         words.truncate(from);
         words.extend(m);
     }
+}
+
+/// Where `word` begins in `text` when it is a slice of it: the words
+/// [`words`] gives are, but for an exception's that its span does not
+/// spell (see [`reuse`]).
+#[inline]
+pub(crate) fn offset_in(text: &str, word: &str) -> Option<usize> {
+    let off = (word.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    (off <= text.len() && text.len() - off >= word.len()).then_some(off)
 }
 
 /// An exception's word as a slice of the span when it is one (nearly

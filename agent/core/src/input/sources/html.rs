@@ -43,7 +43,7 @@ impl Source for HtmlFileSource {
             _ => 0,
         };
         let r = maybe_gz(Box::new(BufReader::with_capacity(1 << 16, file)))?;
-        read_one_sized(r, &name, &url, &self.limits, expected, emit, stats)
+        read_one(r, &name, &url, &self.limits, expected, emit)
     }
 }
 
@@ -65,27 +65,15 @@ fn expected_size(file: &mut std::fs::File) -> std::io::Result<usize> {
     Ok(u64::from(u32::from_le_bytes(trailer)).min(most) as usize)
 }
 
-/// Reads one whole page from a stream.
+/// Reads one whole page from a stream, expected to be `expected` bytes (0:
+/// not known).
 pub fn read_one(
-    r: impl BufRead,
-    name: &str,
-    url: &str,
-    limits: &Limits,
-    emit: &mut Emit<'_>,
-    stats: &mut SourceStats,
-) -> anyhow::Result<()> {
-    read_one_sized(r, name, url, limits, 0, emit, stats)
-}
-
-/// [`read_one`] of a page expected to be `expected` bytes.
-fn read_one_sized(
     mut r: impl BufRead,
     name: &str,
     url: &str,
     limits: &Limits,
     expected: usize,
     emit: &mut Emit<'_>,
-    _stats: &mut SourceStats,
 ) -> anyhow::Result<()> {
     let origin = Origin::File {
         file: name.to_string(),

@@ -406,7 +406,7 @@ impl Source for StdinSource {
         match sniff_bytes(r.fill_buf()?) {
             Format::Warc => warc::read_stream(r, "-", &self.limits, emit, stats),
             Format::Jsonl => jsonl::read_lines(r, "-", &self.limits, emit, stats),
-            Format::Html => html::read_one(r, "-", "stdin:", &self.limits, emit, stats),
+            Format::Html => html::read_one(r, "-", "stdin:", &self.limits, 0, emit),
         }
     }
 }
