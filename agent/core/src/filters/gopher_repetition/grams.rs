@@ -1,0 +1,545 @@
+//! The n-grams of Gopher's repetition rules, counted without a string a
+//! gram: the words joined once, sums over the words before each position,
+//! and a table of 64-bit hashes.
+
+use crate::filters::words;
+
+/// Counts of 64-bit n-gram hashes, by open addressing: a probe is a
+/// multiplication and a compare, and the table is emptied from one n to the
+/// next by a new generation, not by writing it again (a map with the same
+/// keys did five times the work).
+#[derive(Default)]
+pub(super) struct Counts {
+    slots: Vec<Slot>,
+    shift: u32,
+    generation: u32,
+}
+
+/// Empty unless `generation` is the table's.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    count: u32,
+    first: u32,
+    generation: u32,
+}
+
+impl Counts {
+    /// Empties the table for `n` keys at most (filled half at most).
+    fn reset(&mut self, n: usize) {
+        let bits = (2 * n).next_power_of_two().max(16).trailing_zeros();
+        if self.slots.len() < 1 << bits {
+            self.slots.clear();
+            self.slots.resize(1 << bits, Slot::default());
+            self.shift = 64 - bits;
+        }
+        self.generation += 1;
+    }
+
+    /// The slot of `key`: its own, or the empty one it is to take (its
+    /// count 0).
+    #[inline]
+    fn slot(&mut self, key: u64) -> &mut Slot {
+        let mask = self.slots.len() - 1;
+        let mut at = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        loop {
+            let s = self.slots[at];
+            if s.generation != self.generation {
+                let slot = &mut self.slots[at];
+                *slot = Slot {
+                    key,
+                    count: 0,
+                    first: 0,
+                    generation: self.generation,
+                };
+                return slot;
+            }
+            if s.key == key {
+                return &mut self.slots[at];
+            }
+            at = (at + 1) & mask;
+        }
+    }
+}
+
+/// What the n-gram rules read of the words, as sums over the words before
+/// each position: an n-gram's characters are then a subtraction, and its
+/// words' sequence hash too, not a loop over its words. One array a
+/// quantity, read in order (a pass reads only the ones it needs).
+pub(super) struct Hashed {
+    /// The words' bytes joined without a separator (datatrove's `"".join`
+    /// for repeated n-grams: `ab c` and `a bc` are the same 2-gram), `KEY`
+    /// bytes of padding after them: a gram is a slice of it.
+    stream: Vec<u8>,
+    /// `bytes[k]`: where word `k` begins in `stream` (the bytes of words
+    /// `0..k`).
+    bytes: Vec<u32>,
+    /// `sequence[k]`: a polynomial of words `0..k`'s own hashes. A word has
+    /// no space, so two n-grams joined by spaces (datatrove's `" ".join`
+    /// for the most frequent n-gram) are equal where their words are.
+    sequence: Vec<u64>,
+    /// `chars[k]`: the characters of words `0..k`.
+    chars: Vec<u32>,
+}
+
+/// The bytes [`Hashed::may_repeat`] keys a position by.
+const KEY: usize = 16;
+
+/// The word polynomial's base, and the multiplier of the byte hashes.
+const WORD_BASE: u64 = 0x9e37_79b9_7f4a_7c15;
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The `k` low bytes of a word's: `LOW_BYTES[k]` of the first eight of
+/// sixteen bytes, `LOW_BYTES[k + 16]` of the last eight.
+const LOW_BYTES: [u64; 33] = {
+    let mut t = [0u64; 33];
+    let mut k = 0;
+    while k <= 16 {
+        t[k] = low_bytes(k);
+        t[k + 16] = low_bytes(k.saturating_sub(8));
+        k += 1;
+    }
+    t
+};
+
+/// The `k` low bytes of a word's (0 to 8).
+#[inline(always)]
+const fn low_bytes(k: usize) -> u64 {
+    match k {
+        0 => 0,
+        8.. => u64::MAX,
+        k => u64::MAX >> (64 - 8 * k),
+    }
+}
+
+/// The bytes of `x` that continue a character (`10xxxxxx`), one in each
+/// such byte's lowest bit.
+#[inline(always)]
+fn continuing(x: u64) -> u64 {
+    (x & !(x << 1) & HIGH) >> 7
+}
+
+/// A hash of eight-byte pieces: the first the length, the last zero past
+/// the bytes' end.
+#[inline(always)]
+fn fold(h: u64, eight: u64) -> u64 {
+    let h = (h ^ eight).wrapping_mul(WORD_BASE);
+    h ^ h >> 32
+}
+
+/// A hash of `b`, any length (a word longer than sixteen bytes).
+fn hash_slice(b: &[u8]) -> u64 {
+    let mut chunks = b.chunks_exact(8);
+    let mut h = b.len() as u64;
+    for eight in &mut chunks {
+        h = fold(
+            h,
+            u64::from_le_bytes(eight.try_into().expect("eight bytes")),
+        );
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    fold(h, u64::from_le_bytes(last))
+}
+
+/// Sixteen bytes from where `word` begins, the rest after it any bytes:
+/// of the text it lies in when they are there (most words), else a copy.
+/// `None` for a word longer.
+#[inline(always)]
+fn sixteen_of(text: &str, word: &str) -> Option<[u8; 16]> {
+    let t = text.as_bytes();
+    match words::offset_in(text, word).and_then(|off| t.get(off..off + 16)) {
+        Some(s) if word.len() <= 16 => s.try_into().ok(),
+        _ if word.len() <= 16 => {
+            let mut s = [0u8; 16];
+            s[..word.len()].copy_from_slice(word.as_bytes());
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
+/// Eight bytes of `b` from `at`, little-endian.
+#[inline(always)]
+fn eight_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes"))
+}
+
+impl Hashed {
+    /// One pass over the words, each read as sixteen bytes of the text it
+    /// lies in (most words are shorter): copied into the stream by two
+    /// moves, hashed and its characters counted from two numbers.
+    pub(super) fn of(text: &str, words: &[&str]) -> Hashed {
+        let total: usize = words.iter().map(|w| w.len()).sum();
+        let n = words.len() + 1;
+        let mut h = Hashed {
+            stream: vec![0u8; total + KEY],
+            bytes: vec![0; n],
+            sequence: vec![0; n],
+            chars: vec![0; n],
+        };
+        let (mut at, mut sequence, mut chars) = (0usize, 0u64, 0u32);
+        let sums = h.bytes[1..]
+            .iter_mut()
+            .zip(&mut h.sequence[1..])
+            .zip(&mut h.chars[1..]);
+        for (w, ((b_, s_), c_)) in words.iter().zip(sums) {
+            let len = w.len();
+            let (word, count) = match sixteen_of(text, w) {
+                Some(sixteen) => {
+                    let (lo, hi) = (eight_at(&sixteen, 0), eight_at(&sixteen, 8));
+                    let (lo, hi) = (lo & LOW_BYTES[len], hi & LOW_BYTES[len + 16]);
+                    if let Some(to) = h.stream.get_mut(at..at + 16) {
+                        to[..8].copy_from_slice(&lo.to_le_bytes());
+                        to[8..].copy_from_slice(&hi.to_le_bytes());
+                    }
+                    // Most words are ASCII: nothing continues a character.
+                    let count = match (lo | hi) & HIGH {
+                        0 => 0,
+                        _ => (continuing(lo) + continuing(hi)).wrapping_mul(ONES) >> 56,
+                    };
+                    (fold(fold(len as u64, lo), hi), count as usize)
+                }
+                None => {
+                    let b = w.as_bytes();
+                    h.stream[at..at + len].copy_from_slice(b);
+                    let count = b.iter().filter(|&&x| (x as i8) < -0x40).count();
+                    (hash_slice(b), count)
+                }
+            };
+            at += len;
+            sequence = sequence.wrapping_mul(WORD_BASE).wrapping_add(word);
+            chars += (len - count) as u32;
+            (*b_, *s_, *c_) = (at as u32, sequence, chars);
+        }
+        h
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.bytes.len() - 1
+    }
+
+    /// The bytes of all words joined.
+    fn total(&self) -> usize {
+        self.bytes[self.len()] as usize
+    }
+
+    /// A hash of words `i..i + n` joined without a separator: of their
+    /// bytes in the stream, eight at a time (the padding after the stream
+    /// lets the last piece be read whole, then cut to the gram).
+    #[inline]
+    fn joined(&self, i: usize, n: usize) -> u64 {
+        let (from, to) = (self.bytes[i] as usize, self.bytes[i + n] as usize);
+        let (gram, len) = (&self.stream[from..to + 8], to - from);
+        let mut h = len as u64;
+        for eight in gram[..len].chunks_exact(8) {
+            h = fold(
+                h,
+                u64::from_le_bytes(eight.try_into().expect("eight bytes")),
+            );
+        }
+        fold(h, eight_at(gram, len & !7) & LOW_BYTES[len & 7])
+    }
+
+    /// The hash of words `i..i + n` as a sequence; `shift` is
+    /// `WORD_BASE` to the power `n`.
+    #[inline]
+    fn sequence(&self, i: usize, n: usize, shift: u64) -> u64 {
+        self.sequence[i + n].wrapping_sub(self.sequence[i].wrapping_mul(shift))
+    }
+
+    fn gram_chars(&self, i: usize, n: usize) -> usize {
+        (self.chars[i + n] - self.chars[i]) as usize
+    }
+
+    /// The characters of the longest n-gram's words.
+    pub(super) fn longest(&self, n: usize) -> usize {
+        let (to, from) = (&self.chars[n..], &self.chars[..self.chars.len() - n]);
+        to.iter().zip(from).map(|(t, f)| t - f).max().unwrap_or(0) as usize
+    }
+
+    /// The most frequent n-gram's characters (words joined by spaces) times
+    /// its count, and the count; of equal counts, the first seen
+    /// (`Counter.most_common`).
+    pub(super) fn top(&self, n: usize, counts: &mut Counts) -> (usize, u32) {
+        counts.reset(self.len());
+        let shift = WORD_BASE.wrapping_pow(n as u32);
+        // The most frequent so far, and of equal counts the first seen:
+        // the final one is the most frequent of all.
+        let (mut count, mut first) = (0u32, 0u32);
+        for i in 0..=self.len() - n {
+            let slot = counts.slot(self.sequence(i, n, shift));
+            if slot.count == 0 {
+                slot.first = i as u32;
+            }
+            slot.count += 1;
+            if slot.count > count || (slot.count == count && slot.first < first) {
+                (count, first) = (slot.count, slot.first);
+            }
+        }
+        (
+            (self.gram_chars(first as usize, n) + n - 1) * count as usize,
+            count,
+        )
+    }
+
+    /// The positions, in order, where an n-gram (n ≥ m) may occur again,
+    /// as `position << 1 | keyed`. Two equal n-grams begin with the same
+    /// bytes but not always with the same words (`ab c d` and `a bc d` join
+    /// the same), so a position is keyed by the first `KEY` bytes of the
+    /// words from there on, joined: `keyed` where that key occurs again.
+    /// An n-gram shorter than a key may equal another without it, and that
+    /// other is short too: of the positions whose m words are shorter than
+    /// `KEY` bytes (no n-gram is shorter than its first m words), those
+    /// whose first eight bytes occur again among them are in, and those
+    /// whose m words are shorter still. [`Hashed::repeated`] passes over the ones
+    /// not keyed where their n words are not short.
+    pub(super) fn may_repeat(&self, m: usize, counts: &mut Counts) -> Vec<u32> {
+        if self.len() < m {
+            return Vec::new();
+        }
+        // A byte a position: `IN`, and `KEYED` beside it where it is keyed.
+        let mut flags = vec![0u8; self.len() + 1 - m];
+        let mut short = Vec::new();
+        counts.reset(flags.len());
+        for i in 0..flags.len() {
+            let gram = (self.bytes[i + m] - self.bytes[i]) as usize;
+            if gram < KEY {
+                short.push(i as u32);
+                flags[i] |= IN * u8::from(gram < 8);
+            }
+            self.key(i, KEY, counts, &mut flags, IN | KEYED);
+        }
+        counts.reset(short.len());
+        for i in short {
+            self.key(i as usize, 8, counts, &mut flags, IN);
+        }
+        flags
+            .iter()
+            .enumerate()
+            .filter(|(_, &f)| f & IN != 0)
+            .map(|(i, &f)| (i as u32) << 1 | u32::from(f >> 1))
+            .collect()
+    }
+
+    /// Sets `flag` on position `i` and on the first before it whose first
+    /// `width` bytes (8 or 16) of the joined words are the same, and `IN`
+    /// on a position with fewer bytes left than that.
+    #[inline]
+    fn key(&self, i: usize, width: usize, counts: &mut Counts, flags: &mut [u8], flag: u8) {
+        let from = self.bytes[i] as usize;
+        if from + width > self.total() {
+            flags[i] |= IN;
+            return;
+        }
+        let mut key = fold(0, eight_at(&self.stream, from));
+        if width == 16 {
+            key = fold(key, eight_at(&self.stream, from + 8));
+        }
+        let slot = counts.slot(key);
+        slot.count += 1;
+        match slot.count {
+            1 => slot.first = i as u32,
+            2 => {
+                flags[slot.first as usize] |= flag;
+                flags[i] |= flag;
+            }
+            _ => flags[i] |= flag,
+        }
+    }
+
+    /// Characters of the n-grams seen before, a repeat skipping its n words
+    /// (datatrove's `find_all_duplicate`), walked over the positions `may`
+    /// holds (of [`Hashed::may_repeat`]). Any other holds an n-gram no
+    /// other position has: seen before it cannot be, and remembering it
+    /// changes no later answer, so the walk steps over it as datatrove's
+    /// does, one word on.
+    pub(super) fn repeated(&self, n: usize, may: &[u32], counts: &mut Counts) -> usize {
+        counts.reset(may.len());
+        let (mut total, mut next) = (0, 0);
+        for &e in may {
+            let i = (e >> 1) as usize;
+            if i + n > self.len() {
+                break;
+            }
+            let keyed = e & 1 == 1;
+            if i < next || !keyed && (self.bytes[i + n] - self.bytes[i]) as usize >= KEY {
+                continue;
+            }
+            let slot = counts.slot(self.joined(i, n));
+            slot.count += 1;
+            if slot.count > 1 {
+                total += self.gram_chars(i, n);
+                next = i + n;
+            }
+        }
+        total
+    }
+}
+
+/// [`Hashed::may_repeat`]'s flags of a position.
+const IN: u8 = 1;
+const KEYED: u8 = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filters::words::chars;
+
+    #[test]
+    fn a_concatenation_is_compared_as_datatrove_joins_it() {
+        let h = Hashed::of("", &["ab", "c", "a", "bc"]);
+        let shift = WORD_BASE.wrapping_pow(2);
+        assert_eq!(h.joined(0, 2), h.joined(2, 2));
+        assert_ne!(h.sequence(0, 2, shift), h.sequence(2, 2, shift));
+    }
+
+    #[test]
+    fn a_gram_hashes_as_its_joined_string_does() {
+        let words = [
+            "Wir", "lernen", "é", "x", "hier", "und", "x", "hier", "dort", ".", "und", "x",
+        ];
+        let (long, longer) = ("z".repeat(300), "zé".repeat(9));
+        let mut with_long = words.to_vec();
+        with_long.insert(3, &long);
+        with_long.insert(7, &longer);
+        with_long.push(&longer);
+        let text = with_long.join(" ");
+        // The words as slices of a text, of which the last lie too near its
+        // end to be read sixteen bytes at a time, and apart from it.
+        let in_text = words::test_words(&text, &with_long, true);
+        for words in [&words[..], &with_long, &in_text] {
+            let h = Hashed::of(&text, words);
+            let grams: Vec<(usize, usize)> = (0..words.len())
+                .flat_map(|i| (1..=words.len() - i).map(move |n| (i, n)))
+                .collect();
+            for &(i, n) in &grams {
+                let w = &words[i..i + n];
+                let (from, to) = (h.bytes[i] as usize, h.bytes[i + n] as usize);
+                assert_eq!(&h.stream[from..to], w.concat().as_bytes());
+                assert_eq!(
+                    h.gram_chars(i, n),
+                    w.iter().map(|w| chars(w)).sum::<usize>()
+                );
+                // Two grams: the same joined, or as sequences, exactly
+                // where their strings are.
+                let shift = WORD_BASE.wrapping_pow(n as u32);
+                for &(j, m) in &grams {
+                    let v = &words[j..j + m];
+                    assert_eq!(h.joined(i, n) == h.joined(j, m), w.concat() == v.concat());
+                    if m == n {
+                        assert_eq!(
+                            h.sequence(i, n, shift) == h.sequence(j, m, shift),
+                            w.join(" ") == v.join(" "),
+                            "{i} {j} {n}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_most_frequent_gram_is_counters_most_common() {
+        let mut next = crate::fingerprints::xorshift(3);
+        let vocabulary = ["a", "b", "cc", "é", "the", "x"];
+        let mut counts = Counts::default();
+        for len in 0..300 {
+            let words: Vec<&str> = (0..len)
+                .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
+                .collect();
+            let h = Hashed::of("", &words);
+            for n in 1..=4.min(len) {
+                // Python's Counter(...).most_common(1): the highest count,
+                // of equal counts the first inserted.
+                let grams: Vec<String> = words.windows(n).map(|w| w.join(" ")).collect();
+                let mut order: Vec<&String> = Vec::new();
+                let mut seen = std::collections::HashMap::new();
+                for g in &grams {
+                    *seen.entry(g).or_insert_with(|| {
+                        order.push(g);
+                        0u32
+                    }) += 1;
+                }
+                let best = order
+                    .iter()
+                    .max_by(|a, b| seen[*a].cmp(&seen[*b]).then(std::cmp::Ordering::Greater))
+                    .unwrap();
+                let expect = (chars(best) * seen[*best] as usize, seen[*best]);
+                assert_eq!(h.top(n, &mut counts), expect, "{words:?} {n}");
+            }
+        }
+    }
+
+    /// datatrove's `find_all_duplicate`, on strings.
+    fn find_all_duplicate(words: &[&str], n: usize) -> usize {
+        let (mut unique, mut total, mut i) = (std::collections::HashSet::new(), 0, 0);
+        while i + n <= words.len() {
+            let gram = words[i..i + n].concat();
+            if unique.contains(&gram) {
+                total += chars(&gram);
+                i += n;
+            } else {
+                unique.insert(gram);
+                i += 1;
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn repeated_grams_are_datatroves_over_the_positions_that_may_repeat() {
+        let mut next = crate::fingerprints::xorshift(11);
+        // "ab c" and "a bc" join the same: datatrove's repeats count them.
+        // Short words: most m-grams are shorter than a key; long ones: few.
+        let short = ["a", "b", "ab", "bc", "c", "é"];
+        let long = [
+            "alpha",
+            "beta",
+            "alphabeta",
+            "betagamma",
+            "gammadeltaepsilonzeta",
+            "éé",
+        ];
+        let mut counts = Counts::default();
+        for (len, vocabulary) in (0..300).flat_map(|len| [(len, short), (len, long)]) {
+            let chosen: Vec<&str> = (0..len)
+                .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
+                .collect();
+            let text = chosen.join(" ");
+            let words = words::test_words(&text, &chosen, len % 2 == 0);
+            let h = Hashed::of(&text, &words);
+            for m in 1..=5 {
+                let may = h.may_repeat(m, &mut counts);
+                for n in m..=m + 5 {
+                    assert_eq!(
+                        h.repeated(n, &may, &mut Counts::default()),
+                        find_all_duplicate(&words, n),
+                        "{words:?} {m} {n}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn repeats_are_found_where_they_may_be() {
+        let text = "a b c d e f a b c d e f g a b c d e";
+        let words: Vec<&str> = text.split(' ').collect();
+        let h = Hashed::of(text, &words);
+        // Every position, keyed.
+        let all: Vec<u32> = (0..words.len() as u32).map(|i| i << 1 | 1).collect();
+        for n in 1..=6 {
+            assert_eq!(
+                h.repeated(
+                    n,
+                    &h.may_repeat(n.min(5), &mut Counts::default()),
+                    &mut Counts::default()
+                ),
+                h.repeated(n, &all, &mut Counts::default()),
+                "{n}"
+            );
+        }
+    }
+}
