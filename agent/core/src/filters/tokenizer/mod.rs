@@ -225,9 +225,41 @@ fn take_span<'a>(
     {
         return out.extend([word, suffix]);
     }
+    if letters > 0 && hyphenated(span, letters, exc, out) {
+        return;
+    }
     let from = out.len();
     split_span(span, exc, out, suffixes);
     merge_specials(span, out, from, exc);
+}
+
+/// The words of letters joined by single hyphens (`well-known`, `state-of-
+/// the-art`): each hyphen is an infix between letters, split off alone
+/// (what infixes split is not looked up as an exception), and no exception
+/// is letters and hyphens (a test holds this), so none spells a run of
+/// them: the letters and the hyphens, unless the span is an exception.
+/// `false`, `out` as it was, for any other span.
+fn hyphenated<'a>(span: &'a str, letters: usize, exc: &Exceptions, out: &mut Vec<&'a str>) -> bool {
+    let b = span.as_bytes();
+    if b.get(letters) != Some(&b'-') || exc.get(span).is_some() {
+        return false;
+    }
+    let from = out.len();
+    let (mut start, mut end) = (0, letters);
+    loop {
+        let word = &span[start..end];
+        if end == start || end < b.len() && b[end] != b'-' {
+            out.truncate(from);
+            return false;
+        }
+        out.push(word);
+        if end == b.len() {
+            return true;
+        }
+        out.push(&span[end..=end]);
+        start = end + 1;
+        end = letters_from(span, start);
+    }
 }
 
 /// Where the run of letters (`char::is_alphabetic`, of any script, less
@@ -699,6 +731,40 @@ mod tests {
                 text.push_str(spaces[(next() % spaces.len() as u64) as usize]);
             }
             assert_eq!(words(&text), words_span_by_span(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn letters_joined_by_hyphens_are_split_as_spacy_splits_them() {
+        // No exception is letters and hyphens: none spells a run of a
+        // hyphenated span's words.
+        for key in exceptions().map.keys() {
+            assert!(
+                !key.contains('-') || !key.chars().all(|c| c == '-' || c.is_alphabetic()),
+                "{key}"
+            );
+        }
+        let mut next = crate::fingerprints::xorshift(5);
+        let exc = exceptions();
+        let mut pieces: Vec<&str> = exc.map.keys().copied().collect();
+        pieces.extend([
+            "well", "known", "état", "Ⓐ", "x", "E", "a\u{301}", "3", "", "'s", "’", "é", ".",
+        ]);
+        let joins = ["-", "-", "-", "--", "—", "–", "-.", "_"];
+        for _ in 0..20_000 {
+            let mut span = String::new();
+            for k in 0..1 + next() % 4 {
+                if k > 0 {
+                    span.push_str(joins[(next() % joins.len() as u64) as usize]);
+                }
+                span.push_str(pieces[(next() % pieces.len() as u64) as usize]);
+            }
+            let text = format!("{span} {span}-x x-{span}");
+            assert_eq!(words(&text), words_span_by_span(&text), "{text:?}");
+        }
+        for c in (0..0x11_0000u32).filter_map(char::from_u32) {
+            let text = format!("a-{c} {c}-a-{c}{c} ab-{c}-cd");
+            assert_eq!(words(&text), words_span_by_span(&text), "{c:?}");
         }
     }
 
