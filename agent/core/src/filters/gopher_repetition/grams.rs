@@ -33,7 +33,21 @@ impl Counts {
             self.slots.resize(1 << bits, Slot::default());
             self.shift = 64 - bits;
         }
-        self.generation += 1;
+        // A slot of a generation as old as the new one would be taken for
+        // a full one: once in 2^32 resets, the table is emptied.
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.fill(Slot::default());
+            self.generation = 1;
+        }
+    }
+
+    /// Lets go of a table a page far longer than most made large (a thread
+    /// keeps 6 MB at most).
+    pub(super) fn trim(&mut self) {
+        if self.slots.len() > 1 << 18 {
+            *self = Counts::default();
+        }
     }
 
     /// The slot of `key`: its own, or the empty one it is to take (its
@@ -66,7 +80,11 @@ impl Counts {
 /// each position: an n-gram's characters are then a subtraction, and its
 /// words' sequence hash too, not a loop over its words. One array a
 /// quantity, read in order (a pass reads only the ones it needs).
+#[derive(Default)]
 pub(super) struct Hashed {
+    /// How many words the arrays hold now: a thread's are kept from one
+    /// page to the next, longer than a shorter page needs.
+    words: usize,
     /// The words' bytes joined without a separator (datatrove's `"".join`
     /// for repeated n-grams: `ab c` and `a bc` are the same 2-gram), `KEY`
     /// bytes of padding after them: a gram is a slice of it.
@@ -170,27 +188,40 @@ impl Hashed {
     /// One pass over the words, each read as sixteen bytes of the text it
     /// lies in (most words are shorter): copied into the stream by two
     /// moves, hashed and its characters counted from two numbers.
+    #[cfg(test)]
     pub(super) fn of(text: &str, words: &[&str]) -> Hashed {
+        let mut h = Hashed::default();
+        h.fill(text, words);
+        h
+    }
+
+    /// Reads `words`, the arrays grown where they are too short (never
+    /// cleared: what lies past this page's words is not read).
+    pub(super) fn fill(&mut self, text: &str, words: &[&str]) {
         let total: usize = words.iter().map(|w| w.len()).sum();
         let n = words.len() + 1;
-        let mut h = Hashed {
-            stream: vec![0u8; total + KEY],
-            bytes: vec![0; n],
-            sequence: vec![0; n],
-            chars: vec![0; n],
-        };
+        self.words = words.len();
+        if self.stream.len() < total + KEY {
+            self.stream.resize(total + KEY, 0);
+        }
+        if self.bytes.len() < n {
+            self.bytes.resize(n, 0);
+            self.sequence.resize(n, 0);
+            self.chars.resize(n, 0);
+        }
+        (self.bytes[0], self.sequence[0], self.chars[0]) = (0, 0, 0);
         let (mut at, mut sequence, mut chars) = (0usize, 0u64, 0u32);
-        let sums = h.bytes[1..]
+        let sums = self.bytes[1..n]
             .iter_mut()
-            .zip(&mut h.sequence[1..])
-            .zip(&mut h.chars[1..]);
+            .zip(&mut self.sequence[1..n])
+            .zip(&mut self.chars[1..n]);
         for (w, ((b_, s_), c_)) in words.iter().zip(sums) {
             let len = w.len();
             let (word, count) = match sixteen_of(text, w) {
                 Some(sixteen) => {
                     let (lo, hi) = (eight_at(&sixteen, 0), eight_at(&sixteen, 8));
                     let (lo, hi) = (lo & LOW_BYTES[len], hi & LOW_BYTES[len + 16]);
-                    if let Some(to) = h.stream.get_mut(at..at + 16) {
+                    if let Some(to) = self.stream.get_mut(at..at + 16) {
                         to[..8].copy_from_slice(&lo.to_le_bytes());
                         to[8..].copy_from_slice(&hi.to_le_bytes());
                     }
@@ -203,7 +234,7 @@ impl Hashed {
                 }
                 None => {
                     let b = w.as_bytes();
-                    h.stream[at..at + len].copy_from_slice(b);
+                    self.stream[at..at + len].copy_from_slice(b);
                     let count = b.iter().filter(|&&x| (x as i8) < -0x40).count();
                     (hash_slice(b), count)
                 }
@@ -213,11 +244,18 @@ impl Hashed {
             chars += (len - count) as u32;
             (*b_, *s_, *c_) = (at as u32, sequence, chars);
         }
-        h
+    }
+
+    /// Lets go of arrays a page far longer than most made long (a thread
+    /// keeps 3 MB at most).
+    pub(super) fn trim(&mut self) {
+        if self.bytes.len() > 1 << 17 || self.stream.len() > 1 << 20 {
+            *self = Hashed::default();
+        }
     }
 
     pub(super) fn len(&self) -> usize {
-        self.bytes.len() - 1
+        self.words
     }
 
     /// The bytes of all words joined.
@@ -255,7 +293,8 @@ impl Hashed {
 
     /// The characters of the longest n-gram's words.
     pub(super) fn longest(&self, n: usize) -> usize {
-        let (to, from) = (&self.chars[n..], &self.chars[..self.chars.len() - n]);
+        let chars = &self.chars[..=self.words];
+        let (to, from) = (&chars[n..], &chars[..chars.len() - n]);
         to.iter().zip(from).map(|(t, f)| t - f).max().unwrap_or(0) as usize
     }
 
@@ -444,12 +483,13 @@ mod tests {
     fn the_most_frequent_gram_is_counters_most_common() {
         let mut next = crate::fingerprints::xorshift(3);
         let vocabulary = ["a", "b", "cc", "é", "the", "x"];
-        let mut counts = Counts::default();
-        for len in 0..300 {
+        let (mut counts, mut h) = (Counts::default(), Hashed::default());
+        for len in (0..300).rev().chain(0..300) {
             let words: Vec<&str> = (0..len)
                 .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
                 .collect();
-            let h = Hashed::of("", &words);
+            // One set of arrays for every text, as a thread keeps them.
+            h.fill("", &words);
             for n in 1..=4.min(len) {
                 // Python's Counter(...).most_common(1): the highest count,
                 // of equal counts the first inserted.
@@ -502,14 +542,18 @@ mod tests {
             "gammadeltaepsilonzeta",
             "éé",
         ];
-        let mut counts = Counts::default();
-        for (len, vocabulary) in (0..300).flat_map(|len| [(len, short), (len, long)]) {
+        // One set of arrays and one table for every text, as a thread keeps
+        // them: longer texts' words lie past a shorter one's.
+        let (mut counts, mut h) = (Counts::default(), Hashed::default());
+        for (len, vocabulary) in
+            (0..300).flat_map(|len| [(len, short), (len, long), (300 - len, long)])
+        {
             let chosen: Vec<&str> = (0..len)
                 .map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize])
                 .collect();
             let text = chosen.join(" ");
             let words = words::test_words(&text, &chosen, len % 2 == 0);
-            let h = Hashed::of(&text, &words);
+            h.fill(&text, &words);
             for m in 1..=5 {
                 let may = h.may_repeat(m, &mut counts);
                 for n in m..=m + 5 {

@@ -9,6 +9,7 @@ use super::{Failure, NGramShare};
 use grams::{Counts, Hashed};
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
+use std::cell::RefCell;
 
 /// `[filters.gopher_repetition]`; a share of 0 turns its check off.
 #[derive(Debug, Clone, Deserialize)]
@@ -61,15 +62,29 @@ impl GopherRepetition {
 
     /// The top and the repeated n-gram shares.
     fn check_n_grams(&self, text: &str, words: &[&str], length: f64) -> Result<(), Failure> {
-        let hashed = Hashed::of(text, words);
-        let mut counts = Counts::default();
+        SCRATCH.with_borrow_mut(|(hashed, counts)| {
+            hashed.fill(text, words);
+            let result = self.count_n_grams(hashed, counts, words.len(), length);
+            hashed.trim();
+            counts.trim();
+            result
+        })
+    }
+
+    fn count_n_grams(
+        &self,
+        hashed: &Hashed,
+        counts: &mut Counts,
+        words: usize,
+        length: f64,
+    ) -> Result<(), Failure> {
         // An n-gram occurs no more often than its first m words (m < n): the
         // most frequent m-gram's count bounds every longer n-gram's, and a
         // share that bound keeps under its limit needs no count of its own.
         let mut bound: Option<(usize, u32)> = None;
         for &NGramShare(n, share) in &self.top_n_grams {
             // A share of 0 turns the rule off: nothing to count.
-            if words.len() < n || share <= 0.0 {
+            if words < n || share <= 0.0 {
                 continue;
             }
             if let Some((_, count)) = bound.filter(|&(m, _)| m < n) {
@@ -78,7 +93,7 @@ impl GopherRepetition {
                     continue;
                 }
             }
-            let (chars_times_count, count) = hashed.top(n, &mut counts);
+            let (chars_times_count, count) = hashed.top(n, counts);
             if bound.is_none_or(|(m, _)| n < m) {
                 bound = Some((n, count));
             }
@@ -92,13 +107,13 @@ impl GopherRepetition {
         let mut none_repeat = false;
         let mut by_n: Vec<_> = self.dup_n_grams.clone();
         by_n.sort_by_key(|g| g.0);
-        let may = by_n.first().map(|g| hashed.may_repeat(g.0, &mut counts));
+        let may = by_n.first().map(|g| hashed.may_repeat(g.0, counts));
         for NGramShare(n, share) in by_n {
             let may = may.as_deref().unwrap_or_default();
             let repeated = if none_repeat {
                 0
             } else {
-                hashed.repeated(n, may, &mut counts)
+                hashed.repeated(n, may, counts)
             };
             none_repeat |= repeated == 0;
             over(
@@ -109,6 +124,12 @@ impl GopherRepetition {
         }
         Ok(())
     }
+}
+
+thread_local! {
+    /// The n-grams' arrays and table, kept on a thread from one page to the
+    /// next: a page's are written over, not allocated and zeroed again.
+    static SCRATCH: RefCell<(Hashed, Counts)> = RefCell::default();
 }
 
 /// A share over its limit fails the rule (a limit of 0: the rule is off).
