@@ -25,8 +25,9 @@ struct Slot {
 }
 
 impl Counts {
-    /// Empties the table for `n` keys at most (filled half at most).
-    fn reset(&mut self, n: usize) {
+    /// Empties the table for `n` keys at most (filled half at most), and
+    /// lends it to one pass.
+    fn reset(&mut self, n: usize) -> Table<'_> {
         let bits = (2 * n).next_power_of_two().max(16).trailing_zeros();
         if self.slots.len() < 1 << bits {
             self.slots.clear();
@@ -40,6 +41,12 @@ impl Counts {
             self.slots.fill(Slot::default());
             self.generation = 1;
         }
+        Table {
+            mask: self.slots.len() - 1,
+            slots: &mut self.slots,
+            shift: self.shift,
+            generation: self.generation,
+        }
     }
 
     /// Lets go of a table a page far longer than most made large (a thread
@@ -49,12 +56,23 @@ impl Counts {
             *self = Counts::default();
         }
     }
+}
 
+/// The table during one pass: its shape copied out of `Counts`, so that a
+/// probe reads it from registers, not again from memory after each write
+/// of a slot.
+struct Table<'a> {
+    slots: &'a mut [Slot],
+    mask: usize,
+    shift: u32,
+    generation: u32,
+}
+
+impl Table<'_> {
     /// The slot of `key`: its own, or the empty one it is to take (its
     /// count 0).
-    #[inline]
+    #[inline(always)]
     fn slot(&mut self, key: u64) -> &mut Slot {
-        let mask = self.slots.len() - 1;
         let mut at = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
         loop {
             let s = self.slots[at];
@@ -71,7 +89,7 @@ impl Counts {
             if s.key == key {
                 return &mut self.slots[at];
             }
-            at = (at + 1) & mask;
+            at = (at + 1) & self.mask;
         }
     }
 }
@@ -282,7 +300,7 @@ impl Hashed {
 
     /// The hash of words `i..i + n` as a sequence; `shift` is
     /// `WORD_BASE` to the power `n`.
-    #[inline]
+    #[cfg(test)]
     fn sequence(&self, i: usize, n: usize, shift: u64) -> u64 {
         self.sequence[i + n].wrapping_sub(self.sequence[i].wrapping_mul(shift))
     }
@@ -302,13 +320,14 @@ impl Hashed {
     /// its count, and the count; of equal counts, the first seen
     /// (`Counter.most_common`).
     pub(super) fn top(&self, n: usize, counts: &mut Counts) -> (usize, u32) {
-        counts.reset(self.len());
+        let mut table = counts.reset(self.len());
         let shift = WORD_BASE.wrapping_pow(n as u32);
         // The most frequent so far, and of equal counts the first seen:
         // the final one is the most frequent of all.
         let (mut count, mut first) = (0u32, 0u32);
-        for i in 0..=self.len() - n {
-            let slot = counts.slot(self.sequence(i, n, shift));
+        let sums = &self.sequence[..=self.len()];
+        for (i, (&to, &from)) in sums[n..].iter().zip(sums).enumerate() {
+            let slot = table.slot(to.wrapping_sub(from.wrapping_mul(shift)));
             if slot.count == 0 {
                 slot.first = i as u32;
             }
@@ -341,18 +360,18 @@ impl Hashed {
         // A byte a position: `IN`, and `KEYED` beside it where it is keyed.
         let mut flags = vec![0u8; self.len() + 1 - m];
         let mut short = Vec::new();
-        counts.reset(flags.len());
+        let mut table = counts.reset(flags.len());
         for i in 0..flags.len() {
             let gram = (self.bytes[i + m] - self.bytes[i]) as usize;
             if gram < KEY {
                 short.push(i as u32);
                 flags[i] |= IN * u8::from(gram < 8);
             }
-            self.key(i, KEY, counts, &mut flags, IN | KEYED);
+            self.key(i, KEY, &mut table, &mut flags, IN | KEYED);
         }
-        counts.reset(short.len());
+        let mut table = counts.reset(short.len());
         for i in short {
-            self.key(i as usize, 8, counts, &mut flags, IN);
+            self.key(i as usize, 8, &mut table, &mut flags, IN);
         }
         flags
             .iter()
@@ -366,7 +385,7 @@ impl Hashed {
     /// `width` bytes (8 or 16) of the joined words are the same, and `IN`
     /// on a position with fewer bytes left than that.
     #[inline]
-    fn key(&self, i: usize, width: usize, counts: &mut Counts, flags: &mut [u8], flag: u8) {
+    fn key(&self, i: usize, width: usize, table: &mut Table, flags: &mut [u8], flag: u8) {
         let from = self.bytes[i] as usize;
         if from + width > self.total() {
             flags[i] |= IN;
@@ -376,7 +395,7 @@ impl Hashed {
         if width == 16 {
             key = fold(key, eight_at(&self.stream, from + 8));
         }
-        let slot = counts.slot(key);
+        let slot = table.slot(key);
         slot.count += 1;
         match slot.count {
             1 => slot.first = i as u32,
@@ -395,7 +414,7 @@ impl Hashed {
     /// changes no later answer, so the walk steps over it as datatrove's
     /// does, one word on.
     pub(super) fn repeated(&self, n: usize, may: &[u32], counts: &mut Counts) -> usize {
-        counts.reset(may.len());
+        let mut table = counts.reset(may.len());
         let (mut total, mut next) = (0, 0);
         for &e in may {
             let i = (e >> 1) as usize;
@@ -406,7 +425,7 @@ impl Hashed {
             if i < next || !keyed && (self.bytes[i + n] - self.bytes[i]) as usize >= KEY {
                 continue;
             }
-            let slot = counts.slot(self.joined(i, n));
+            let slot = table.slot(self.joined(i, n));
             slot.count += 1;
             if slot.count > 1 {
                 total += self.gram_chars(i, n);
