@@ -22,22 +22,47 @@ pub fn chars(s: &str) -> usize {
 /// word is read byte by byte.
 #[inline]
 pub fn chars_of_word_in(text: &str, word: &str) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let (t, b) = (text.as_bytes(), word.as_bytes());
     match offset_in(text, word).and_then(|off| t.get(off..off + 8)) {
         Some(eight) if b.len() <= 8 => {
             let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
-            let within = match b.len() {
-                0 => 0,
-                n => u64::MAX >> (64 - 8 * n),
-            };
-            // 10xxxxxx: the high bit set, the next clear; one a byte at
-            // most, added up by a multiplication (`count_ones` is a dozen
-            // instructions without the POPCNT the portable build leaves out).
-            let continuing = (x & !(x << 1) & HIGH & within) >> 7;
-            b.len() - (continuing.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
+            b.len() - (continuing(x & low_bytes(b.len())).wrapping_mul(ONES) >> 56) as usize
         }
-        _ => b.len() - b.iter().filter(|&&x| (x as i8) < -0x40).count(),
+        _ => chars_of_bytes(b),
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `x` (eight, little-endian) that continue a character
+/// (`10xxxxxx`: the high bit set, the next clear), one in each such byte's
+/// lowest bit: their number is the top byte of a multiplication by `ONES`
+/// (`count_ones` is a dozen instructions without the POPCNT the portable
+/// build leaves out).
+#[inline(always)]
+pub(crate) fn continuing(x: u64) -> u64 {
+    (x & !(x << 1) & HIGH) >> 7
+}
+
+/// How many of two numbers' `continuing` bytes there are.
+#[inline(always)]
+pub(crate) fn continuing_count(a: u64, b: u64) -> usize {
+    ((continuing(a) + continuing(b)).wrapping_mul(ONES) >> 56) as usize
+}
+
+/// The characters of whole characters' bytes, read one by one.
+pub(crate) fn chars_of_bytes(b: &[u8]) -> usize {
+    b.len() - b.iter().filter(|&&x| (x as i8) < -0x40).count()
+}
+
+/// The `k` low bytes of eight (0 to 8; all eight past 8).
+#[inline(always)]
+pub(crate) const fn low_bytes(k: usize) -> u64 {
+    match k {
+        0 => 0,
+        8.. => u64::MAX,
+        k => u64::MAX >> (64 - 8 * k),
     }
 }
 

@@ -2,7 +2,7 @@
 //! gram: the words joined once, sums over the words before each position,
 //! and a table of 64-bit hashes.
 
-use crate::filters::words;
+use crate::filters::words::{self, chars_of_bytes, continuing_count, low_bytes, HIGH};
 
 /// Counts of 64-bit n-gram hashes, by open addressing: a probe is a
 /// multiplication and a compare, and the table is emptied from one n to the
@@ -123,8 +123,6 @@ const KEY: usize = 16;
 
 /// The word polynomial's base, and the multiplier of the byte hashes.
 const WORD_BASE: u64 = 0x9e37_79b9_7f4a_7c15;
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The `k` low bytes of a word's: `LOW_BYTES[k]` of the first eight of
 /// sixteen bytes, `LOW_BYTES[k + 16]` of the last eight.
@@ -138,23 +136,6 @@ const LOW_BYTES: [u64; 33] = {
     }
     t
 };
-
-/// The `k` low bytes of a word's (0 to 8).
-#[inline(always)]
-const fn low_bytes(k: usize) -> u64 {
-    match k {
-        0 => 0,
-        8.. => u64::MAX,
-        k => u64::MAX >> (64 - 8 * k),
-    }
-}
-
-/// The bytes of `x` that continue a character (`10xxxxxx`), one in each
-/// such byte's lowest bit.
-#[inline(always)]
-fn continuing(x: u64) -> u64 {
-    (x & !(x << 1) & HIGH) >> 7
-}
 
 /// A hash of eight-byte pieces: the first the length, the last zero past
 /// the bytes' end.
@@ -246,15 +227,14 @@ impl Hashed {
                     // Most words are ASCII: nothing continues a character.
                     let count = match (lo | hi) & HIGH {
                         0 => 0,
-                        _ => (continuing(lo) + continuing(hi)).wrapping_mul(ONES) >> 56,
+                        _ => continuing_count(lo, hi),
                     };
-                    (fold(fold(len as u64, lo), hi), count as usize)
+                    (fold(fold(len as u64, lo), hi), count)
                 }
                 None => {
                     let b = w.as_bytes();
                     self.stream[at..at + len].copy_from_slice(b);
-                    let count = b.iter().filter(|&&x| (x as i8) < -0x40).count();
-                    (hash_slice(b), count)
+                    (hash_slice(b), len - chars_of_bytes(b))
                 }
             };
             at += len;
