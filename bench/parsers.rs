@@ -4,11 +4,13 @@
 //! of ../shared/data/extraction). For each page both passes run (outline on);
 //! it prints how many pages give the same text, blocks, title and metadata,
 //! the bag-of-words F1 between the two texts (mean and the worst pages), and
-//! each parser's time for the whole set (best of 3).
+//! each parser's time for the whole set (best of 3). `--time-only` skips the
+//! comparison and times the tokenizer's pass alone, with the outline and
+//! without it (as the verdict pipeline runs it), for profiling.
 
 mod common;
 
-use crawlsieve_core::analyse::{analyse_by, Analysis, Parser};
+use crawlsieve_core::analyse::{analyse, analyse_by, Analysis, Parser};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -43,7 +45,9 @@ fn metas(a: &Analysis) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let time_only = args.iter().any(|a| a == "--time-only");
+    args.retain(|a| a != "--time-only");
     let dirs = if args.is_empty() {
         vec!["../shared/data/extraction".to_string()]
     } else {
@@ -62,6 +66,11 @@ fn main() {
         })
         .collect();
     let bytes: usize = pages.iter().map(|(_, h)| h.len()).sum();
+    if time_only {
+        time(&pages, Parser::Tokenizer, bytes);
+        time_plain(&pages, bytes);
+        return;
+    }
     let (mut same_text, mut same_blocks, mut same_title, mut same_meta) = (0, 0, 0, 0);
     let mut scores = Vec::new();
     for (path, html) in &pages {
@@ -93,19 +102,44 @@ fn main() {
         println!("  {f:.3}  words {tw} vs {lw}  {}", p.display());
     }
     for parser in [Parser::Tokenizer, Parser::LolHtml] {
-        let best = (0..3)
-            .map(|_| {
-                let t = Instant::now();
-                for (_, html) in &pages {
-                    std::hint::black_box(analyse_by(html, parser).map(|a| a.words).ok());
-                }
-                t.elapsed().as_secs_f64()
-            })
-            .fold(f64::INFINITY, f64::min);
-        println!(
-            "{parser:?}: {:.3} s, {:.0} MB/s (the HTML pass with outline, one core, best of 3)",
-            best,
-            bytes as f64 / 1e6 / best
-        );
+        time(&pages, parser, bytes);
     }
+}
+
+/// Times `parser` over `pages`, best of 3, and prints it.
+#[inline(never)]
+fn time(pages: &[(PathBuf, String)], parser: Parser, bytes: usize) {
+    let best = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            for (_, html) in pages {
+                std::hint::black_box(analyse_by(html, parser).map(|a| a.words).ok());
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min);
+    println!(
+        "{parser:?}: {:.3} s, {:.0} MB/s (the HTML pass with outline, one core, best of 3)",
+        best,
+        bytes as f64 / 1e6 / best
+    );
+}
+
+/// Times the pass as the verdict pipeline runs it (no outline), best of 3.
+#[inline(never)]
+fn time_plain(pages: &[(PathBuf, String)], bytes: usize) {
+    let best = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            for (_, html) in pages {
+                std::hint::black_box(analyse(html, None).map(|a| a.words).ok());
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min);
+    println!(
+        "Tokenizer: {:.3} s, {:.0} MB/s (the HTML pass without outline, one core, best of 3)",
+        best,
+        bytes as f64 / 1e6 / best
+    );
 }

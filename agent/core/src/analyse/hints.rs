@@ -251,7 +251,7 @@ pub fn hints(
     itemprop: Option<&str>,
 ) -> Hints {
     hints_cached(
-        tag,
+        tag_hints(tag),
         class,
         id,
         role,
@@ -301,17 +301,39 @@ impl NameCache {
     }
 }
 
-/// `hints`, with class and id names looked up in `cache` first.
+/// What a tag alone says of the text inside it: asked once per name
+/// (`elements`), not once per element.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TagHints {
+    /// `nav`, `footer`, `aside`, `header`, `menu`.
+    pub boiler: bool,
+    /// `article`, `main`.
+    pub good: bool,
+    /// Elements that hold a caption's line when their class names one.
+    pub caption: bool,
+}
+
+/// The hints of a lower-case tag name.
+pub fn tag_hints(tag: &str) -> TagHints {
+    TagHints {
+        boiler: BOILER_TAGS.contains(&tag),
+        good: GOOD_TAGS.contains(&tag),
+        caption: CAPTION_TAGS.contains(&tag),
+    }
+}
+
+/// `hints`, with the tag's own hints read already and class and id names
+/// looked up in `cache` first.
 pub fn hints_cached(
-    tag: &str,
+    tag: TagHints,
     class: Option<&str>,
     id: Option<&str>,
     role: Option<&str>,
     itemprop: Option<&str>,
     cache: &mut NameCache,
 ) -> Hints {
-    let mut strong_boiler = BOILER_TAGS.contains(&tag);
-    let mut strong_good = GOOD_TAGS.contains(&tag);
+    let mut strong_boiler = tag.boiler;
+    let mut strong_good = tag.good;
     if let Some(role) = role {
         let role = role.trim();
         strong_boiler |= BOILER_ROLES.iter().any(|r| r.eq_ignore_ascii_case(role));
@@ -328,7 +350,7 @@ pub fn hints_cached(
         boiler |= h.boiler;
         good |= h.good;
         invisible |= h.invisible;
-        caption |= h.picture_caption || (h.caption && CAPTION_TAGS.contains(&tag));
+        caption |= h.picture_caption || (h.caption && tag.caption);
     }
     let (boiler, good) = if strong_good {
         (false, true)

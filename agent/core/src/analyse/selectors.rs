@@ -24,7 +24,7 @@ const FEED_BYTES: usize = super::tokenizer::PROGRESS_BYTES;
 fn read_attrs(el: &Element, outline: bool) -> Attrs<'static> {
     let mut a = Attrs::new(outline);
     for attr in el.attributes() {
-        a.take(&attr.name(), || Cow::Owned(attr.value()));
+        a.take(attr.name().as_bytes(), || Cow::Owned(attr.value()));
     }
     a
 }
@@ -55,7 +55,8 @@ pub(super) fn pass(
             move |el: &mut Element| {
                 let name = el.tag_name();
                 let mut st = state.borrow_mut();
-                if !st.start(&name, el.can_have_content(), false, |outline| {
+                let known = super::elements::of(&name);
+                if !st.start(&name, known, el.can_have_content(), false, |outline| {
                     read_attrs(el, outline)
                 }) {
                     return Ok(());

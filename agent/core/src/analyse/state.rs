@@ -6,6 +6,7 @@
 //! (`tokenizer.rs`, every page without a content-tag rule) and lol_html
 //! (`selectors.rs`, pages whose site's rule is a CSS selector).
 
+use super::elements::{self, Element};
 use super::hints;
 use super::outline::{self, Captured, Outline};
 use super::tags::{self, TagKind};
@@ -97,8 +98,8 @@ pub(super) struct State {
     pub(super) json_ld_texts: Vec<String>,
     /// `<meta>` entries that state the page's terms of use (`terms_meta`).
     pub(super) terms: Vec<(String, String)>,
-    /// Element names seen (tokenizer only), and per name the stack index + 1
-    /// of its innermost open element (0: none).
+    /// Names off the `elements` table seen (tokenizer only), with their ids;
+    /// per id the stack index + 1 of its innermost open element (0: none).
     pub(super) names: rustc_hash::FxHashMap<Box<str>, u32>,
     pub(super) innermost: Vec<u32>,
     pub(super) budget: Option<Budget>,
@@ -172,9 +173,8 @@ impl State {
     /// elements it closes implicitly, the block, line or row it breaks, the
     /// title it starts. Inlined: `start` runs for every tag.
     #[inline(always)]
-    fn tag_breaks(&mut self, name: &str, in_foreign: bool) -> (TagKind, tags::Implicit) {
-        let kind = tags::classify(name);
-        let implicit = tags::implicit(name);
+    fn tag_breaks(&mut self, el: &Element, in_foreign: bool) -> (TagKind, tags::Implicit) {
+        let (kind, implicit) = (el.kind, el.implicit);
         self.builder.tag();
         // In SVG and MathML nothing closes implicitly.
         if kind == TagKind::Block && !in_foreign {
@@ -186,7 +186,7 @@ impl State {
             TagKind::Title if self.title.is_none() => self.in_title = true,
             _ => {}
         }
-        if name == "tr" {
+        if implicit == tags::Implicit::Tr {
             self.builder.row();
         }
         (kind, implicit)
@@ -194,13 +194,13 @@ impl State {
 
     /// The element's boilerplate hints from its name and attributes.
     #[inline(always)]
-    fn hints(&mut self, name: &str, sectioned: bool, attrs: &Attrs<'_>) -> hints::Hints {
+    fn hints(&mut self, name: &str, el: &Element, sectioned: bool, attrs: &Attrs) -> hints::Hints {
         // HTML-AAM maps `header` to the banner role only outside sectioning
         // content and `main`; inside, it is an article's own header.
-        let hint_tag = if name == "header" && sectioned {
-            "div"
+        let hint_tag = if sectioned && name == "header" {
+            hints::tag_hints("div")
         } else {
-            name
+            el.hints
         };
         hints::hints_cached(
             hint_tag,
@@ -220,11 +220,12 @@ impl State {
     pub(super) fn start<'a>(
         &mut self,
         name: &str,
+        el: &Element,
         has_content: bool,
         in_foreign: bool,
         attrs: impl FnOnce(bool) -> Attrs<'a>,
     ) -> bool {
-        let (kind, implicit) = self.tag_breaks(name, in_foreign);
+        let (kind, implicit) = self.tag_breaks(el, in_foreign);
         let outlined = self.outline.is_some();
         if !has_content {
             if name == "meta" {
@@ -254,15 +255,13 @@ impl State {
         }
         let sectioned = matches!(name, "article" | "main" | "section")
             || self.stack.last().is_some_and(|o| o.sectioned);
-        let hints = self.hints(name, sectioned, &attrs);
+        let hints = self.hints(name, el, sectioned, &attrs);
         let hidden = kind == TagKind::Invisible
             || hints.invisible
             || (attrs.hidden && !streamed_boundary(attrs.id.as_deref()))
             || (attrs.aria_hidden && name != "a");
-        let level = tags::heading_level(name);
         let in_strong_boiler = self.stack.last().is_some_and(|o| o.strong_boiler);
-        let (flags, hint, strong_boiler) =
-            element_flags(name, implicit, level, link, &hints, in_strong_boiler);
+        let (flags, hint, strong_boiler) = element_flags(el, link, &hints, in_strong_boiler);
         let own_path = element_hash(name, attrs.class.as_deref());
         self.serial += 1;
         self.push(
@@ -277,8 +276,8 @@ impl State {
                 strong_boiler,
                 sectioned,
                 marks: tags::Marks::default(),
-                role: tags::role(name, level),
-                list: tags::list(name),
+                role: el.role,
+                list: el.list,
                 link_capture,
                 byline_capture,
                 foreign: false,
@@ -502,8 +501,12 @@ impl State {
 impl tokenizer::Sink for State {
     fn start_tag(&mut self, tag: &StartTag) -> TextKind {
         let name = tag.name;
+        let el = elements::of(name);
         let mut in_foreign = self.stack.last().is_some_and(|o| o.foreign);
-        if in_foreign && tags::breaks_out_of_foreign(name, tag.attrs) {
+        if in_foreign
+            && (el.breaks_foreign
+                || (name == "font" && tags::breaks_out_of_foreign(name, tag.attrs)))
+        {
             // The `svg`/`math` that began it ends, and all inside it; its
             // parent's content is HTML.
             let root = self.stack.last().map_or(0, |o| o.foreign_root);
@@ -514,16 +517,16 @@ impl tokenizer::Sink for State {
         let has_content = if in_foreign {
             !tag.self_closing
         } else {
-            !tags::is_void(name)
+            !el.void
         };
-        let pushed = self.start(name, has_content, in_foreign, |outline| {
+        let pushed = self.start(name, el, has_content, in_foreign, |outline| {
             Attrs::from_tokens(tag.attrs, outline)
         });
         if !pushed {
             return TextKind::Data;
         }
         let idx = self.stack.len() - 1;
-        let id = self.name_id(name);
+        let id = self.name_id(name, el);
         let below = std::mem::replace(&mut self.innermost[id as usize], idx as u32 + 1);
         let Some(open) = self.stack.last_mut() else {
             return TextKind::Data;
@@ -531,7 +534,7 @@ impl tokenizer::Sink for State {
         open.name_id = id;
         open.below_same = below;
         if in_foreign {
-            open.foreign = !tags::integration_point(name);
+            open.foreign = !el.integration_point;
             open.foreign_root = root;
             TextKind::Data
         } else {
@@ -539,15 +542,19 @@ impl tokenizer::Sink for State {
                 open.foreign = true;
                 open.foreign_root = idx as u32;
             }
-            tags::text_kind(name)
+            el.text_kind
         }
     }
 
     fn end_tag(&mut self, name: &str) {
-        let idx = self
-            .names
-            .get(name)
-            .map(|&id| self.innermost[id as usize])
+        let known = elements::of(name).id;
+        let id = if known != elements::UNKNOWN {
+            Some(known)
+        } else {
+            self.names.get(name).copied()
+        };
+        let idx = id
+            .and_then(|id| self.innermost.get(id as usize).copied())
             .filter(|&i| i > 0)
             .map(|i| i as usize - 1);
         self.close_at(idx);
@@ -567,8 +574,15 @@ impl tokenizer::Sink for State {
 }
 
 impl State {
-    /// An id per element name, for `innermost`.
-    fn name_id(&mut self, name: &str) -> u32 {
+    /// An id per element name, for `innermost`: the table's row, or past
+    /// the table's rows one per other name the page uses.
+    fn name_id(&mut self, name: &str, el: &Element) -> u32 {
+        if self.innermost.len() < elements::rows() {
+            self.innermost.resize(elements::rows(), 0);
+        }
+        if el.id != elements::UNKNOWN {
+            return el.id;
+        }
         if let Some(&id) = self.names.get(name) {
             return id;
         }
@@ -652,18 +666,18 @@ impl<'a> Attrs<'a> {
     /// One attribute: `name` lower case, `raw` its value as written, read on
     /// demand. Values are decoded (`&amp;` → `&`) as a browser does, here and
     /// only here. The first of two same-named attributes wins, as in a browser.
-    pub(super) fn take(&mut self, name: &str, raw: impl Fn() -> Cow<'a, str>) {
+    pub(super) fn take(&mut self, name: &[u8], raw: impl Fn() -> Cow<'a, str>) {
         let value = || decoded(raw());
         let mut ignored = None;
         if let Some(m) = self.more.as_deref_mut() {
             let slot = match name {
-                "href" => &mut m.href,
-                "rel" => &mut m.rel,
-                "content" => &mut m.content,
-                "datetime" => &mut m.datetime,
-                "name" => &mut m.name,
-                "property" => &mut m.property,
-                "lang" => &mut m.lang,
+                b"href" => &mut m.href,
+                b"rel" => &mut m.rel,
+                b"content" => &mut m.content,
+                b"datetime" => &mut m.datetime,
+                b"name" => &mut m.name,
+                b"property" => &mut m.property,
+                b"lang" => &mut m.lang,
                 _ => &mut ignored,
             };
             if slot.is_none() {
@@ -671,27 +685,27 @@ impl<'a> Attrs<'a> {
             }
         }
         let slot = match name {
-            "class" => &mut self.class,
-            "id" => &mut self.id,
-            "role" => &mut self.role,
-            "itemprop" => &mut self.itemprop,
-            "href" => {
+            b"class" => &mut self.class,
+            b"id" => &mut self.id,
+            b"role" => &mut self.role,
+            b"itemprop" => &mut self.itemprop,
+            b"href" => {
                 self.href = true;
                 return;
             }
-            "hidden" => {
+            b"hidden" => {
                 self.hidden = true;
                 return;
             }
-            "type" => {
+            b"type" => {
                 self.json_ld = value().contains("ld+json");
                 return;
             }
-            "style" => {
+            b"style" => {
                 self.hidden |= tags::style_hides(&value());
                 return;
             }
-            "aria-hidden" => {
+            b"aria-hidden" => {
                 self.aria_hidden = value().trim().eq_ignore_ascii_case("true");
                 return;
             }
@@ -715,10 +729,7 @@ impl<'a> Attrs<'a> {
             let lower = &mut buf[..raw.len()];
             lower.copy_from_slice(raw);
             lower.make_ascii_lowercase();
-            let Ok(name) = std::str::from_utf8(lower) else {
-                continue;
-            };
-            a.take(name, || Cow::Borrowed(attr.value));
+            a.take(lower, || Cow::Borrowed(attr.value));
         }
         a
     }
@@ -765,9 +776,7 @@ fn json_ld_text(texts: &mut Vec<String>, text: &str, first: bool) {
 /// boilerplate that a class name inside cannot make content.
 #[inline]
 fn element_flags(
-    name: &str,
-    implicit: tags::Implicit,
-    level: u8,
+    el: &Element,
     link: bool,
     hints: &hints::Hints,
     in_strong_boiler: bool,
@@ -783,22 +792,22 @@ fn element_flags(
     } else {
         (0, in_strong_boiler)
     };
-    if tags::is_ui(name) {
+    if el.ui {
         flags |= text::IN_UI;
     }
-    if level > 0 {
+    if el.heading > 0 {
         flags |= text::IN_HEADING;
     }
-    if level == 1 {
+    if el.heading == 1 {
         flags |= text::IN_H1;
     }
     if matches!(
-        implicit,
+        el.implicit,
         tags::Implicit::Li | tags::Implicit::Cell | tags::Implicit::DtDd
     ) {
         flags |= text::IN_ITEM;
     }
-    flags |= tags::context_flag(name);
+    flags |= el.context;
     if hints.caption {
         flags |= text::IN_CAPTION;
     }

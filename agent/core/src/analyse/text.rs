@@ -301,6 +301,14 @@ impl TextBuilder {
     fn push_ascii_words(&mut self, s: &str, mut i: usize, words: &mut u32) -> usize {
         let bytes = s.as_bytes();
         loop {
+            // Most text is words and single spaces: written as it stands, in
+            // one copy, each space a word more.
+            let (end, spaces) = plain_run(bytes, i);
+            if end > i {
+                self.text.push_str(&s[i..end]);
+                *words += spaces;
+                i = end;
+            }
             let mut j = i;
             while j < bytes.len() && is_ascii_space(bytes[j]) {
                 j += 1;
@@ -376,6 +384,59 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
 /// Where the ASCII word going on at `from` ends: at the next space,
 /// non-ASCII byte or the end.
 #[inline]
+/// From `i`, the longest run that the word loop writes as it stands: bytes
+/// 0x20..=0x7F, no space after a space, no space at its end. Returns its
+/// end and its spaces. Eight bytes a step: the masks below are exact per
+/// byte (no carry crosses from one byte to the next).
+fn plain_run(bytes: &[u8], i: usize) -> (usize, u32) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    const LOW7: u64 = ONES * 0x7F;
+    let mut at = i;
+    let mut spaces = 0u32;
+    let mut prev_space = false;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // Below 0x20 (control and white space but the space), or 0x80 and up.
+        let outside = (!(((w & LOW7) + ONES * 0x60) | w) | w) & HIGH;
+        let x = w ^ (ONES * b' ' as u64);
+        let space = !(((x & LOW7) + LOW7) | x) & HIGH;
+        let doubled = space & ((space << 8) | ((prev_space as u64) << 7));
+        let stop = outside | doubled;
+        if stop != 0 {
+            let k = stop.trailing_zeros() / 8;
+            let before = (1u64 << (8 * k)).wrapping_sub(1);
+            spaces += (space & before).count_ones();
+            at += k as usize;
+            return trimmed(bytes, i, at, spaces);
+        }
+        spaces += space.count_ones();
+        prev_space = space >> 63 != 0;
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        let is_space = b == b' ';
+        if !(0x20..0x80).contains(&b) || (is_space && prev_space) {
+            break;
+        }
+        spaces += is_space as u32;
+        prev_space = is_space;
+        at += 1;
+    }
+    trimmed(bytes, i, at, spaces)
+}
+
+/// The run `i..end` less a space at its end (the word loop keeps that one
+/// pending: what follows may end the block).
+#[inline]
+fn trimmed(bytes: &[u8], i: usize, end: usize, spaces: u32) -> (usize, u32) {
+    if end > i && bytes[end - 1] == b' ' {
+        (end - 1, spaces - 1)
+    } else {
+        (end, spaces)
+    }
+}
+
 fn ascii_word_end(bytes: &[u8], from: usize) -> usize {
     from + bytes[from..]
         .iter()
@@ -442,6 +503,51 @@ pub fn is_cjk(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// `plain_run` byte by byte, as its documentation defines it.
+    fn plain_run_by_bytes(bytes: &[u8], i: usize) -> (usize, u32) {
+        let (mut at, mut spaces) = (i, 0);
+        while at < bytes.len()
+            && (0x20..0x80).contains(&bytes[at])
+            && !(bytes[at] == b' ' && at > i && bytes[at - 1] == b' ')
+        {
+            spaces += (bytes[at] == b' ') as u32;
+            at += 1;
+        }
+        super::trimmed(bytes, i, at, spaces)
+    }
+
+    #[test]
+    fn plain_runs_are_found_eight_bytes_at_a_time_as_one_by_one() {
+        let alphabet: &[u8] = b"ab  \n\t\x7f\x1f\x0b~!\xc3\xa9";
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let mut y = x;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    y = y.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    // Mostly letters, so that runs are long.
+                    let r = (y >> 33) as usize;
+                    if r % 3 == 0 {
+                        alphabet[r / 3 % alphabet.len()]
+                    } else {
+                        b'a' + (r % 26) as u8
+                    }
+                })
+                .collect();
+            for i in 0..=len.min(3) {
+                assert_eq!(
+                    super::plain_run(&bytes, i),
+                    plain_run_by_bytes(&bytes, i),
+                    "{bytes:?} from {i}"
+                );
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
