@@ -10,6 +10,7 @@
 //! feed the same tree state (`state.rs`): our own stack of open elements with
 //! implied end tags, hints and roles, and the text builder.
 
+mod bytes;
 pub mod elements;
 pub mod hints;
 pub mod outline;

@@ -82,12 +82,17 @@ pub fn style_hides(style: &str) -> bool {
         let Some((prop, value)) = decl.split_once(':') else {
             return false;
         };
+        // The property first: the value is read only for the two that hide.
+        let prop = prop.trim();
+        let hides = if prop.eq_ignore_ascii_case("display") {
+            "none"
+        } else if prop.eq_ignore_ascii_case("visibility") {
+            "hidden"
+        } else {
+            return false;
+        };
         let value = value.trim().trim_end_matches("!important").trim();
-        match prop.trim() {
-            p if p.eq_ignore_ascii_case("display") => value.eq_ignore_ascii_case("none"),
-            p if p.eq_ignore_ascii_case("visibility") => value.eq_ignore_ascii_case("hidden"),
-            _ => false,
-        }
+        value.eq_ignore_ascii_case(hides)
     })
 }
 

@@ -359,7 +359,8 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
         ("&quot;", '"'),
         ("&nbsp;", '\u{a0}'),
     ];
-    let Some(first) = memchr::memchr(b'&', s.as_bytes()) else {
+    // Most values are a few bytes with no reference: searched by word.
+    let Some(first) = super::bytes::find_short(b'&', s.as_bytes()) else {
         return std::borrow::Cow::Borrowed(s);
     };
     let mut out = String::with_capacity(s.len());
@@ -386,21 +387,15 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
 #[inline]
 /// From `i`, the longest run that the word loop writes as it stands: bytes
 /// 0x20..=0x7F, no space after a space, no space at its end. Returns its
-/// end and its spaces. Eight bytes a step: the masks below are exact per
-/// byte (no carry crosses from one byte to the next).
+/// end and its spaces. Eight bytes a step (`bytes`).
 fn plain_run(bytes: &[u8], i: usize) -> (usize, u32) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
-    const LOW7: u64 = ONES * 0x7F;
     let mut at = i;
     let mut spaces = 0u32;
     let mut prev_space = false;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        // Below 0x20 (control and white space but the space), or 0x80 and up.
-        let outside = (!(((w & LOW7) + ONES * 0x60) | w) | w) & HIGH;
-        let x = w ^ (ONES * b' ' as u64);
-        let space = !(((x & LOW7) + LOW7) | x) & HIGH;
+    while let Some(w) = super::bytes::word_at(bytes, at) {
+        // Control and white space but the space, and every non-ASCII byte.
+        let outside = super::bytes::outside_printable(w);
+        let space = super::bytes::equal(w, b' ');
         let doubled = space & ((space << 8) | ((prev_space as u64) << 7));
         let stop = outside | doubled;
         if stop != 0 {
