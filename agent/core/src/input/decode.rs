@@ -193,6 +193,31 @@ mod tests {
     }
 
     #[test]
+    fn valid_utf8_is_borrowed_as_it_stands_and_anything_else_is_not() {
+        // Longer than a validator's word-at-a-time steps, a multi-byte
+        // character, and a broken byte at every place in it.
+        let text = format!("<p>{}é{}</p>", "a".repeat(70), "ü".repeat(40));
+        let d = decode(text.as_bytes(), None);
+        assert!(matches!(d.text, Cow::Borrowed(_)) && !d.had_errors);
+        assert_eq!((d.text.as_ref(), d.encoding), (text.as_str(), UTF_8));
+        for at in 0..text.len() {
+            let mut body = text.clone().into_bytes();
+            body[at] = 0xff;
+            let d = decode(&body, None);
+            assert_eq!(d.encoding, encoding_rs::WINDOWS_1252, "{at}");
+            let mut page = crate::input::page::Page::new("https://example.org/", &body);
+            page.utf8 = true;
+            let d = decode_page(&page);
+            assert!(d.had_errors && d.text.contains('\u{FFFD}'), "{at}");
+        }
+        // Handed over as text, a byte-order mark stays a character.
+        let mut page =
+            crate::input::page::Page::new("https://example.org/", "\u{feff}<p>x</p>".as_bytes());
+        page.utf8 = true;
+        assert_eq!(decode_page(&page).text, "\u{feff}<p>x</p>");
+    }
+
+    #[test]
     fn undeclared_non_utf8_is_windows_1252() {
         let d = decode(b"<p>caf\xe9</p>", Some("text/html; charset=x-no-such"));
         assert_eq!(d.encoding, encoding_rs::WINDOWS_1252);
