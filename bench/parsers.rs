@@ -106,40 +106,43 @@ fn main() {
     }
 }
 
-/// Times `parser` over `pages`, best of 3, and prints it.
-#[inline(never)]
+/// Times `parser` over `pages` (the pass with the outline), best of 3.
 fn time(pages: &[(PathBuf, String)], parser: Parser, bytes: usize) {
-    let best = (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            for (_, html) in pages {
-                std::hint::black_box(analyse_by(html, parser).map(|a| a.words).ok());
-            }
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min);
-    println!(
-        "{parser:?}: {:.3} s, {:.0} MB/s (the HTML pass with outline, one core, best of 3)",
-        best,
-        bytes as f64 / 1e6 / best
+    let label = format!("{parser:?}: the HTML pass with outline");
+    best_of_3(pages, bytes, &label, |html| {
+        analyse_by(html, parser).map(|a| a.words).ok()
+    });
+}
+
+/// Times the pass as the verdict pipeline runs it (no outline), best of 3;
+/// kept out of line for `valgrind --toggle-collect='*parsers::time_plain*'`.
+#[inline(never)]
+fn time_plain(pages: &[(PathBuf, String)], bytes: usize) {
+    best_of_3(
+        pages,
+        bytes,
+        "Tokenizer: the HTML pass without outline",
+        |html| analyse(html, None).map(|a| a.words).ok(),
     );
 }
 
-/// Times the pass as the verdict pipeline runs it (no outline), best of 3.
-#[inline(never)]
-fn time_plain(pages: &[(PathBuf, String)], bytes: usize) {
+fn best_of_3(
+    pages: &[(PathBuf, String)],
+    bytes: usize,
+    label: &str,
+    pass: impl Fn(&str) -> Option<u32>,
+) {
     let best = (0..3)
         .map(|_| {
             let t = Instant::now();
             for (_, html) in pages {
-                std::hint::black_box(analyse(html, None).map(|a| a.words).ok());
+                std::hint::black_box(pass(html));
             }
             t.elapsed().as_secs_f64()
         })
         .fold(f64::INFINITY, f64::min);
     println!(
-        "Tokenizer: {:.3} s, {:.0} MB/s (the HTML pass without outline, one core, best of 3)",
-        best,
+        "{label}: {best:.3} s, {:.0} MB/s (one core, best of 3)",
         bytes as f64 / 1e6 / best
     );
 }
