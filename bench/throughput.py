@@ -9,7 +9,10 @@ HTML bytes. One core: crawlsieve's `bench` is single-threaded; the Python
 peers run in one process.
 
 Usage: bench/throughput.py [--data DIR] [--quick] [--scorers plateau,pruned,learned]
-(run bench/peers-venv.sh first, or let this script run it). --quick uses the first
+(run bench/peers-venv.sh first, or let this script run it). --rounds N --pin CPU
+measures only the target of issue 78: crawlsieve's default pipeline and resiliparse
+in turn, N rounds on one pinned core, the median and range of the rounds' ratios.
+--quick uses the first
 300 pages; --scorers also measures the full pipeline with each `extract.scorer`
 named, in the same run (the default's figure is "crawlsieve full"). The second
 corpus, smaller pages: bench/small_pages.py && bench/throughput.py --data target/small-pages
@@ -52,6 +55,9 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "extraction"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--scorers", default="", help="comma-separated extract.scorer values to measure too")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="only crawlsieve full against resiliparse, in turn, this many rounds")
+    ap.add_argument("--pin", default="1", help="the core --rounds pins both systems to")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.data, "**", "*.html.gz"), recursive=True) +
                    glob.glob(os.path.join(a.data, "**", "*.html"), recursive=True))
@@ -62,6 +68,8 @@ def main():
     listfile = os.path.join(ROOT, "target", "bench-files.txt")
     open(listfile, "w").write("\n".join(files))
     binary = os.path.join(ROOT, "target", "release", "crawlsieve")
+    if a.rounds:
+        return rounds(a, files, listfile, binary)
     results = {}
     for mode in ("full", "extract"):
         out = subprocess.run([binary, "bench", "--json", "--mode", mode, "--repeat", "3", *files],
@@ -96,6 +104,26 @@ def main():
           " crawlsieve extract = decode, one HTML pass, content (the default extract.scorer) only;"
           " resiliparse = extract_plain_text(main_content=True); trafilatura = extract();"
           " rs-trafilatura = rs_trafilatura::extract)")
+
+def rounds(a, files, listfile, binary):
+    """crawlsieve's default pipeline and resiliparse one after the other on one
+    pinned core, `a.rounds` times: the machine's drift moves both alike, so the
+    ratio of each round is the figure, its median the one quoted."""
+    py = os.path.join(ROOT, "target", "peers-venv", "bin", "python")
+    pin = ["taskset", "-c", a.pin]
+    ratios = []
+    for i in range(a.rounds):
+        cs = json.loads(subprocess.run([*pin, binary, "bench", "--json", "--mode", "full", "--repeat", "3",
+                                        *files], capture_output=True, check=True).stdout)
+        rp = json.loads(subprocess.run([*pin, py, "-c", PEER, "resiliparse", listfile],
+                                       capture_output=True, check=True).stdout)
+        ratios.append(cs["mb_per_s"] / rp["mb_per_s"])
+        print(f"round {i + 1}: crawlsieve {cs['mb_per_s']:.1f} MB/s, resiliparse {rp['mb_per_s']:.1f} MB/s, "
+              f"{ratios[-1]:.2f}×", flush=True)
+    ratios.sort()
+    print(f"{len(files)} pages ({os.path.relpath(a.data, ROOT)}), core {a.pin}: crawlsieve ÷ resiliparse "
+          f"median {ratios[len(ratios) // 2]:.2f}×, range {ratios[0]:.2f}–{ratios[-1]:.2f}×")
+
 
 if __name__ == "__main__":
     main()
