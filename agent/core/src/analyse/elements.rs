@@ -18,7 +18,7 @@
 
 use super::hints;
 use super::tags::{self, Implicit, TagKind};
-use super::tokenizer::TextKind;
+use super::tokenizer::{self, TextKind};
 use super::Role;
 use std::sync::LazyLock;
 
@@ -42,13 +42,48 @@ pub struct Element {
     pub context: u16,
     /// A form control (`tags::is_ui`).
     pub ui: bool,
-    /// Its start tag ends foreign content whatever its attributes
-    /// (`font` depends on them, and is not marked here).
-    pub breaks_foreign: bool,
+    /// Whether its start tag ends foreign content.
+    pub breaks_foreign: Breaks,
     /// An SVG or MathML element whose content is HTML again.
     pub integration_point: bool,
     /// What the tag alone says of the text inside (`hints::tag_hints`).
     pub hints: hints::TagHints,
+}
+
+/// Whether a start tag inside SVG or MathML ends the foreign content
+/// (`tags::breaks_out_of_foreign`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breaks {
+    Never,
+    Always,
+    /// As its attributes say (`font`: with a colour, face or size).
+    ByAttributes,
+}
+
+impl Breaks {
+    /// What the list answers for `name`, with no attributes and with every
+    /// attribute it may ask about.
+    fn of(name: &str) -> Breaks {
+        let asked = tags::FOREIGN_BREAKING_FONT.map(|name| tokenizer::Attr { name, value: "" });
+        match (
+            tags::breaks_out_of_foreign(name, &[]),
+            tags::breaks_out_of_foreign(name, &asked),
+        ) {
+            (true, _) => Breaks::Always,
+            (false, true) => Breaks::ByAttributes,
+            (false, false) => Breaks::Never,
+        }
+    }
+
+    /// Whether a start tag with `attrs` ends foreign content.
+    #[inline]
+    pub fn given(self, name: &str, attrs: &[tokenizer::Attr]) -> bool {
+        match self {
+            Breaks::Never => false,
+            Breaks::Always => true,
+            Breaks::ByAttributes => tags::breaks_out_of_foreign(name, attrs),
+        }
+    }
 }
 
 /// The id of a name off the table.
@@ -262,7 +297,7 @@ fn answers(name: &str, id: u32) -> Element {
         list: tags::list(name),
         context: tags::context_flag(name),
         ui: tags::is_ui(name),
-        breaks_foreign: name != "font" && tags::breaks_out_of_foreign(name, &[]),
+        breaks_foreign: Breaks::of(name),
         integration_point: tags::integration_point(name),
         hints: hints::tag_hints(name),
     }

@@ -331,6 +331,24 @@ mod tests {
     }
 
     #[test]
+    fn a_font_ends_foreign_content_only_with_a_colour_face_or_size() {
+        // Inside SVG a `<script>` is an SVG element and its text is text;
+        // once a `<font color>` has ended the SVG, it is HTML's script.
+        let text = |html: &str| {
+            let a = analyse(html, None).unwrap();
+            a.slice(0, a.text.len() as u32).to_string()
+        };
+        for attr in ["color=red", "FACE=serif", "size=2"] {
+            let html = format!("<p>a</p><svg><font {attr}><script>x</script>b c</font></svg>");
+            assert_eq!(text(&html), "a\nb c", "{attr}");
+        }
+        for attr in ["", "class=red"] {
+            let html = format!("<p>a</p><svg><font {attr}><script>x</script>b c</font></svg>");
+            assert_eq!(text(&html), "a\nxb c", "{attr}");
+        }
+    }
+
+    #[test]
     fn the_outline_stays_linear_and_bounded_on_nesting() {
         // 100,000 nested links and bylines: every capture closes in O(1), and
         // the outline keeps at most its cap.

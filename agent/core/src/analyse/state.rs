@@ -196,9 +196,10 @@ impl State {
     #[inline(always)]
     fn hints(&mut self, name: &str, el: &Element, sectioned: bool, attrs: &Attrs) -> hints::Hints {
         // HTML-AAM maps `header` to the banner role only outside sectioning
-        // content and `main`; inside, it is an article's own header.
+        // content and `main`; inside, it is an article's own header, which
+        // says no more than a `div` does: no hint from the tag.
         let hint_tag = if sectioned && name == "header" {
-            hints::tag_hints("div")
+            hints::TagHints::default()
         } else {
             el.hints
         };
@@ -503,10 +504,7 @@ impl tokenizer::Sink for State {
         let name = tag.name;
         let el = elements::of(name);
         let mut in_foreign = self.stack.last().is_some_and(|o| o.foreign);
-        if in_foreign
-            && (el.breaks_foreign
-                || (name == "font" && tags::breaks_out_of_foreign(name, tag.attrs)))
-        {
+        if in_foreign && el.breaks_foreign.given(name, tag.attrs) {
             // The `svg`/`math` that began it ends, and all inside it; its
             // parent's content is HTML.
             let root = self.stack.last().map_or(0, |o| o.foreign_root);

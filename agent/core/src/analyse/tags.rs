@@ -134,6 +134,9 @@ pub fn text_kind(name: &str) -> super::tokenizer::TextKind {
     }
 }
 
+/// The attributes with which a `font` start tag ends foreign content.
+pub const FOREIGN_BREAKING_FONT: [&str; 3] = ["color", "face", "size"];
+
 /// HTML elements whose start tag inside SVG or MathML ends the foreign
 /// content (the WHATWG parser's list; `font` only with colour, face or size).
 pub fn breaks_out_of_foreign(name: &str, attrs: &[super::tokenizer::Attr]) -> bool {
@@ -144,7 +147,7 @@ pub fn breaks_out_of_foreign(name: &str, attrs: &[super::tokenizer::Attr]) -> bo
         | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup" | "table" | "tt" | "u"
         | "ul" | "var" => true,
         "font" => attrs.iter().any(|a| {
-            ["color", "face", "size"]
+            FOREIGN_BREAKING_FONT
                 .iter()
                 .any(|n| a.name.eq_ignore_ascii_case(n))
         }),
