@@ -102,31 +102,31 @@ impl Table<'_> {
 pub(super) struct Hashed {
     /// How many words the arrays hold now: a thread's are kept from one
     /// page to the next, longer than a shorter page needs.
-    words: usize,
+    pub(super) words: usize,
     /// The words' bytes joined without a separator (datatrove's `"".join`
     /// for repeated n-grams: `ab c` and `a bc` are the same 2-gram), `KEY`
     /// bytes of padding after them: a gram is a slice of it.
-    stream: Vec<u8>,
+    pub(super) stream: Vec<u8>,
     /// `bytes[k]`: where word `k` begins in `stream` (the bytes of words
     /// `0..k`).
-    bytes: Vec<u32>,
+    pub(super) bytes: Vec<u32>,
     /// `sequence[k]`: a polynomial of words `0..k`'s own hashes. A word has
     /// no space, so two n-grams joined by spaces (datatrove's `" ".join`
     /// for the most frequent n-gram) are equal where their words are.
-    sequence: Vec<u64>,
+    pub(super) sequence: Vec<u64>,
     /// `chars[k]`: the characters of words `0..k`.
-    chars: Vec<u32>,
+    pub(super) chars: Vec<u32>,
 }
 
 /// The bytes [`Hashed::may_repeat`] keys a position by.
-const KEY: usize = 16;
+pub(super) const KEY: usize = 16;
 
 /// The word polynomial's base, and the multiplier of the byte hashes.
-const WORD_BASE: u64 = 0x9e37_79b9_7f4a_7c15;
+pub(super) const WORD_BASE: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The `k` low bytes of a word's: `LOW_BYTES[k]` of the first eight of
 /// sixteen bytes, `LOW_BYTES[k + 16]` of the last eight.
-const LOW_BYTES: [u64; 33] = {
+pub(super) const LOW_BYTES: [u64; 33] = {
     let mut t = [0u64; 33];
     let mut k = 0;
     while k <= 16 {
@@ -140,7 +140,7 @@ const LOW_BYTES: [u64; 33] = {
 /// A hash of eight-byte pieces: the first the length, the last zero past
 /// the bytes' end.
 #[inline(always)]
-fn fold(h: u64, eight: u64) -> u64 {
+pub(super) fn fold(h: u64, eight: u64) -> u64 {
     let h = (h ^ eight).wrapping_mul(WORD_BASE);
     h ^ h >> 32
 }
@@ -179,7 +179,7 @@ fn sixteen_of(text: &str, word: &str) -> Option<[u8; 16]> {
 
 /// Eight bytes of `b` from `at`, little-endian.
 #[inline(always)]
-fn eight_at(b: &[u8], at: usize) -> u64 {
+pub(super) fn eight_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes"))
 }
 
@@ -257,7 +257,7 @@ impl Hashed {
     }
 
     /// The bytes of all words joined.
-    fn total(&self) -> usize {
+    pub(super) fn total(&self) -> usize {
         self.bytes[self.len()] as usize
     }
 

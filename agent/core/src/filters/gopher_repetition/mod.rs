@@ -2,10 +2,12 @@
 //! `GopherRepetitionFilter`): a page that repeats its lines, paragraphs or
 //! n-grams is dropped. Each share is of the text's characters.
 
+mod bounds;
 mod grams;
 
 use super::words::{self, chars};
 use super::{Failure, NGramShare};
+use bounds::{Bounds, MOST_NS};
 use grams::{Counts, Hashed};
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
@@ -62,20 +64,25 @@ impl GopherRepetition {
 
     /// The top and the repeated n-gram shares.
     fn check_n_grams(&self, text: &str, words: &[&str], length: f64) -> Result<(), Failure> {
-        SCRATCH.with_borrow_mut(|(hashed, counts)| {
+        SCRATCH.with_borrow_mut(|(hashed, counts, bounds)| {
             hashed.fill(text, words);
-            let result = self.count_n_grams(hashed, counts, words.len(), length);
+            let result = self
+                .check_top(hashed, counts, bounds, length)
+                .and_then(|()| self.check_repeated(hashed, counts, bounds, length));
             hashed.trim();
             counts.trim();
+            bounds.trim();
             result
         })
     }
 
-    fn count_n_grams(
+    /// The most frequent n-grams' shares, each counted only where no bound
+    /// keeps it under its limit.
+    fn check_top(
         &self,
         hashed: &Hashed,
         counts: &mut Counts,
-        words: usize,
+        bounds: &mut Bounds,
         length: f64,
     ) -> Result<(), Failure> {
         // An n-gram occurs no more often than its first m words (m < n): the
@@ -84,7 +91,7 @@ impl GopherRepetition {
         let mut bound: Option<(usize, u32)> = None;
         for &NGramShare(n, share) in &self.top_n_grams {
             // A share of 0 turns the rule off: nothing to count.
-            if words < n || share <= 0.0 {
+            if hashed.len() < n || share <= 0.0 {
                 continue;
             }
             if let Some((_, count)) = bound.filter(|&(m, _)| m < n) {
@@ -93,28 +100,58 @@ impl GopherRepetition {
                     continue;
                 }
             }
-            let (chars_times_count, count) = hashed.top(n, counts);
+            let (chars_times_count, count) = match bounds.top(hashed, n) {
+                Some((most, count)) if most as f64 / length <= share => (most, count),
+                _ => {
+                    let (chars_times_count, count) = hashed.top(n, counts);
+                    over(
+                        &format!("top_{n}_gram"),
+                        chars_times_count as f64 / length,
+                        share,
+                    )?;
+                    (chars_times_count, count)
+                }
+            };
+            debug_assert!(chars_times_count as f64 / length <= share);
             if bound.is_none_or(|(m, _)| n < m) {
                 bound = Some((n, count));
             }
-            over(
-                &format!("top_{n}_gram"),
-                chars_times_count as f64 / length,
-                share,
-            )?;
         }
+        Ok(())
+    }
+
+    /// The repeated n-grams' shares, each counted only where its bound
+    /// does not keep it under its limit.
+    fn check_repeated(
+        &self,
+        hashed: &Hashed,
+        counts: &mut Counts,
+        bounds: &mut Bounds,
+        length: f64,
+    ) -> Result<(), Failure> {
+        let mut by_n: Vec<_> = self
+            .dup_n_grams
+            .iter()
+            .filter(|g| g.1 > 0.0)
+            .copied()
+            .collect();
+        by_n.sort_by_key(|g| g.0);
+        let ns: Vec<usize> = by_n.iter().map(|g| g.0).collect();
+        let most = match ns.len() {
+            0 => return Ok(()),
+            1..=MOST_NS => bounds.repeated(hashed, &ns),
+            _ => vec![usize::MAX; ns.len()],
+        };
         // A text with no repeated n-gram has no repeated longer one either.
         let mut none_repeat = false;
-        let mut by_n: Vec<_> = self.dup_n_grams.clone();
-        by_n.sort_by_key(|g| g.0);
-        let may = by_n.first().map(|g| hashed.may_repeat(g.0, counts));
-        for NGramShare(n, share) in by_n {
-            let may = may.as_deref().unwrap_or_default();
-            let repeated = if none_repeat {
-                0
-            } else {
-                hashed.repeated(n, may, counts)
-            };
+        let mut may: Option<Vec<u32>> = None;
+        for (NGramShare(n, share), most) in by_n.into_iter().zip(most) {
+            none_repeat |= most == 0;
+            if none_repeat || most as f64 / length <= share {
+                continue;
+            }
+            let may = may.get_or_insert_with(|| hashed.may_repeat(ns[0], counts));
+            let repeated = hashed.repeated(n, may, counts);
             none_repeat |= repeated == 0;
             over(
                 &format!("duplicated_{n}_n_grams"),
@@ -129,7 +166,7 @@ impl GopherRepetition {
 thread_local! {
     /// The n-grams' arrays and table, kept on a thread from one page to the
     /// next: a page's are written over, not allocated and zeroed again.
-    static SCRATCH: RefCell<(Hashed, Counts)> = RefCell::default();
+    static SCRATCH: RefCell<(Hashed, Counts, Bounds)> = RefCell::default();
 }
 
 /// A share over its limit fails the rule (a limit of 0: the rule is off).
