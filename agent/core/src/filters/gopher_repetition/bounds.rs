@@ -45,11 +45,14 @@ impl Bounds {
     /// Every occurrence of an n-gram adds its characters (joined by
     /// spaces) and 1 to the bucket of its hash: a bucket holds at least
     /// what its most frequent gram adds, and others that share it only
-    /// raise it. About as many buckets as grams keep that small beside
-    /// the limits (a fifth of the text's characters and less).
+    /// raise it. An eighth as many buckets as grams (64 to 4,096) keep
+    /// that small beside the limits (a fifth of the text's characters and
+    /// less). `None` for a page too long for a bucket's two counts.
     pub(super) fn top(&mut self, h: &Hashed, n: usize) -> Option<(usize, u32)> {
         let grams = (h.len() + 1).checked_sub(n)?;
-        if grams >= 1 << COUNT_BITS {
+        // A bucket's characters are at most n times the text's.
+        let chars = u64::from(h.chars[h.len()]) + h.len() as u64;
+        if grams >= 1 << COUNT_BITS || chars.saturating_mul(n as u64) >> (63 - COUNT_BITS) != 0 {
             return None;
         }
         let bits = (grams / 8)
@@ -107,6 +110,9 @@ impl Bounds {
         ns.iter()
             .enumerate()
             .map(|(k, &n)| {
+                if n > h.len() {
+                    return 0;
+                }
                 let (mut covered, mut until) = (0, 0);
                 for &i in &self.again {
                     let (i, to) = (i as usize, i as usize + n);
@@ -160,7 +166,9 @@ impl Bounds {
                     flags |= STARTS * u8::from(test_and_set(seen, bits, key(0, lo, hi)));
                 }
                 for (k, &n) in ns.iter().enumerate() {
-                    let Some(&end) = bytes.get(i + n) else { break };
+                    let Some(&end) = bytes.get(i.saturating_add(n)) else {
+                        break;
+                    };
                     let len = end as usize - from;
                     if len >= KEY {
                         break;

@@ -255,6 +255,22 @@ mod tests {
     }
 
     #[test]
+    fn an_n_longer_than_any_text_passes_its_rule() {
+        let rule: GopherRepetition = toml::from_str(
+            "dup_line_frac = 0.3\ndup_para_frac = 0.3\ndup_line_char_frac = 0.2\ndup_para_char_frac = 0.2\n\
+             top_n_grams = [[2, 0.2], [1000000000000, 0.1]]\n\
+             dup_n_grams = [[5, 0.15], [1000000000000, 0.01]]",
+        )
+        .unwrap();
+        let text = "Rust is a language for systems programming, with control over memory and no collector.";
+        assert!(rule.check(text, &words::words(text)).is_ok());
+        let text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen; \
+            one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+        let f = rule.check(text, &words::words(text)).unwrap_err();
+        assert_eq!(f.rule, "duplicated_5_n_grams", "{f:?}");
+    }
+
+    #[test]
     fn lines_are_split_as_pythons_re_split_on_runs_of_newlines() {
         // re.split("\n+", text): the pieces between runs, an empty one at
         // an end that is a newline (and for the empty text).
