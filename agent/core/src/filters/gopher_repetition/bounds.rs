@@ -228,42 +228,8 @@ fn test_and_set(seen: &mut [u64], bits: u32, key: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filters::gopher_repetition::reference::{find_all_duplicate, most_common};
     use crate::filters::words::{self, chars};
-    use grams_reference::{find_all_duplicate, most_common};
-
-    /// datatrove's counts, on strings.
-    mod grams_reference {
-        use crate::filters::words::chars;
-
-        pub fn find_all_duplicate(words: &[&str], n: usize) -> usize {
-            let (mut unique, mut total, mut i) = (std::collections::HashSet::new(), 0, 0);
-            while i + n <= words.len() {
-                let gram = words[i..i + n].concat();
-                if unique.contains(&gram) {
-                    total += chars(&gram);
-                    i += n;
-                } else {
-                    unique.insert(gram);
-                    i += 1;
-                }
-            }
-            total
-        }
-
-        /// The most frequent n-gram's characters (joined by spaces) times
-        /// its count, and its count.
-        pub fn most_common(words: &[&str], n: usize) -> (usize, u32) {
-            let mut counts = std::collections::HashMap::new();
-            for w in words.windows(n) {
-                *counts.entry(w.join(" ")).or_insert(0u32) += 1;
-            }
-            counts
-                .iter()
-                .map(|(g, &c)| (chars(g) * c as usize, c))
-                .max()
-                .unwrap_or((0, 0))
-        }
-    }
 
     /// Every bound is at least the count it bounds, on texts whose words
     /// repeat in runs, alone, and joined differently (`ab c`, `a bc`), of

@@ -423,6 +423,7 @@ const KEYED: u8 = 2;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filters::gopher_repetition::reference::find_all_duplicate;
     use crate::filters::words::chars;
 
     #[test]
@@ -509,22 +510,6 @@ mod tests {
                 assert_eq!(h.top(n, &mut counts), expect, "{words:?} {n}");
             }
         }
-    }
-
-    /// datatrove's `find_all_duplicate`, on strings.
-    fn find_all_duplicate(words: &[&str], n: usize) -> usize {
-        let (mut unique, mut total, mut i) = (std::collections::HashSet::new(), 0, 0);
-        while i + n <= words.len() {
-            let gram = words[i..i + n].concat();
-            if unique.contains(&gram) {
-                total += chars(&gram);
-                i += n;
-            } else {
-                unique.insert(gram);
-                i += 1;
-            }
-        }
-        total
     }
 
     #[test]

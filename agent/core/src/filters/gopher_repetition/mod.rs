@@ -4,6 +4,8 @@
 
 mod bounds;
 mod grams;
+#[cfg(test)]
+mod reference;
 
 use super::words::{self, chars};
 use super::{Failure, NGramShare};
@@ -264,7 +266,8 @@ mod tests {
         .unwrap();
         let text = "Rust is a language for systems programming, with control over memory and no collector.";
         assert!(rule.check(text, &words::words(text)).is_ok());
-        let text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen; \
+        let text =
+            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen; \
             one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
         let f = rule.check(text, &words::words(text)).unwrap_err();
         assert_eq!(f.rule, "duplicated_5_n_grams", "{f:?}");
