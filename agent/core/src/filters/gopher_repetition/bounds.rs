@@ -228,7 +228,9 @@ fn test_and_set(seen: &mut [u64], bits: u32, key: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filters::gopher_repetition::reference::{find_all_duplicate, most_common};
+    use crate::filters::gopher_repetition::reference::{
+        find_all_duplicate, most_common, LONG_WORDS,
+    };
     use crate::filters::words::{self, chars};
 
     /// Every bound is at least the count it bounds, on texts whose words
@@ -238,14 +240,7 @@ mod tests {
     fn a_bound_is_never_under_its_count() {
         let mut next = crate::fingerprints::xorshift(5);
         let short: &[&str] = &["a", "b", "ab", "bc", "c", "é", "."];
-        let long: &[&str] = &[
-            "alpha",
-            "beta",
-            "alphabeta",
-            "betagamma",
-            "gammadeltaepsilonzeta",
-            "éé",
-        ];
+        let long: &[&str] = &LONG_WORDS;
         let (mut hashed, mut bounds) = (Hashed::default(), Bounds::default());
         let ns = [5, 6, 7, 8, 9, 10];
         for (len, vocabulary) in

@@ -423,7 +423,7 @@ const KEYED: u8 = 2;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filters::gopher_repetition::reference::find_all_duplicate;
+    use crate::filters::gopher_repetition::reference::{find_all_duplicate, LONG_WORDS};
     use crate::filters::words::chars;
 
     #[test]
@@ -518,14 +518,7 @@ mod tests {
         // "ab c" and "a bc" join the same: datatrove's repeats count them.
         // Short words: most m-grams are shorter than a key; long ones: few.
         let short = ["a", "b", "ab", "bc", "c", "é"];
-        let long = [
-            "alpha",
-            "beta",
-            "alphabeta",
-            "betagamma",
-            "gammadeltaepsilonzeta",
-            "éé",
-        ];
+        let long = LONG_WORDS;
         // One set of arrays and one table for every text, as a thread keeps
         // them: longer texts' words lie past a shorter one's.
         let (mut counts, mut h) = (Counts::default(), Hashed::default());

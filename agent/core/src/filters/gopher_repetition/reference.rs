@@ -33,3 +33,14 @@ pub fn most_common(words: &[&str], n: usize) -> (usize, u32) {
         .max()
         .unwrap_or((0, 0))
 }
+
+/// Words that join alike in many ways (`alpha beta`, `alphabeta`), one of
+/// them longer than a key.
+pub const LONG_WORDS: [&str; 6] = [
+    "alpha",
+    "beta",
+    "alphabeta",
+    "betagamma",
+    "gammadeltaepsilonzeta",
+    "éé",
+];
