@@ -66,27 +66,26 @@ impl GopherRepetition {
 
     /// The top and the repeated n-gram shares.
     fn check_n_grams(&self, text: &str, words: &[&str], length: f64) -> Result<(), Failure> {
-        SCRATCH.with_borrow_mut(|(hashed, counts, bounds)| {
-            hashed.fill(text, words);
+        SCRATCH.with_borrow_mut(|scratch| {
+            scratch.hashed.fill(text, words);
             let result = self
-                .check_top(hashed, counts, bounds, length)
-                .and_then(|()| self.check_repeated(hashed, counts, bounds, length));
-            hashed.trim();
-            counts.trim();
-            bounds.trim();
+                .check_top(scratch, length)
+                .and_then(|()| self.check_repeated(scratch, length));
+            scratch.hashed.trim();
+            scratch.counts.trim();
+            scratch.bounds.trim();
             result
         })
     }
 
     /// The most frequent n-grams' shares, each counted only where no bound
     /// keeps it under its limit.
-    fn check_top(
-        &self,
-        hashed: &Hashed,
-        counts: &mut Counts,
-        bounds: &mut Bounds,
-        length: f64,
-    ) -> Result<(), Failure> {
+    fn check_top(&self, scratch: &mut Scratch, length: f64) -> Result<(), Failure> {
+        let Scratch {
+            hashed,
+            counts,
+            bounds,
+        } = scratch;
         // An n-gram occurs no more often than its first m words (m < n): the
         // most frequent m-gram's count bounds every longer n-gram's, and a
         // share that bound keeps under its limit needs no count of its own.
@@ -124,13 +123,12 @@ impl GopherRepetition {
 
     /// The repeated n-grams' shares, each counted only where its bound
     /// does not keep it under its limit.
-    fn check_repeated(
-        &self,
-        hashed: &Hashed,
-        counts: &mut Counts,
-        bounds: &mut Bounds,
-        length: f64,
-    ) -> Result<(), Failure> {
+    fn check_repeated(&self, scratch: &mut Scratch, length: f64) -> Result<(), Failure> {
+        let Scratch {
+            hashed,
+            counts,
+            bounds,
+        } = scratch;
         let mut by_n: Vec<_> = self
             .dup_n_grams
             .iter()
@@ -165,10 +163,18 @@ impl GopherRepetition {
     }
 }
 
+/// The n-grams' arrays, their table and their bounds' arrays.
+#[derive(Default)]
+struct Scratch {
+    hashed: Hashed,
+    counts: Counts,
+    bounds: Bounds,
+}
+
 thread_local! {
-    /// The n-grams' arrays and table, kept on a thread from one page to the
-    /// next: a page's are written over, not allocated and zeroed again.
-    static SCRATCH: RefCell<(Hashed, Counts, Bounds)> = RefCell::default();
+    /// The scratch kept on a thread from one page to the next: a page's
+    /// arrays are written over, not allocated and zeroed again.
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
 
 /// A share over its limit fails the rule (a limit of 0: the rule is off).
