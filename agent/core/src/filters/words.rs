@@ -3,7 +3,7 @@
 //! words are `tokenizer`'s. Lengths are in characters (`len` in Python), not
 //! bytes.
 
-pub(crate) use super::tokenizer::offset_in;
+pub(crate) use super::tokenizer::{low_bytes, offset_in};
 pub use super::tokenizer::{sentences, span_count as spans, words};
 
 /// Python's `len` of a string: its characters.
@@ -54,16 +54,6 @@ pub(crate) fn continuing_count(a: u64, b: u64) -> usize {
 /// The characters of whole characters' bytes, read one by one.
 pub(crate) fn chars_of_bytes(b: &[u8]) -> usize {
     b.len() - b.iter().filter(|&&x| (x as i8) < -0x40).count()
-}
-
-/// The `k` low bytes of eight (0 to 8; all eight past 8).
-#[inline(always)]
-pub(crate) const fn low_bytes(k: usize) -> u64 {
-    match k {
-        0 => 0,
-        8.. => u64::MAX,
-        k => u64::MAX >> (64 - 8 * k),
-    }
 }
 
 /// Words for tests: `chosen` as slices of `text` (their join by spaces), as

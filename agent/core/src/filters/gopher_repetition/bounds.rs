@@ -106,32 +106,30 @@ impl Bounds {
             return vec![0; ns.len()];
         }
         self.mark_again(h, ns);
-        let (bytes, chars, flags) = (&h.bytes[..=h.len()], &h.chars[..=h.len()], &self.flags);
-        ns.iter()
-            .enumerate()
-            .map(|(k, &n)| {
-                if n > h.len() {
-                    return 0;
+        let words = h.len();
+        let (bytes, chars, flags) = (&h.bytes[..=words], &h.chars[..=words], &self.flags);
+        // One sweep for every n: the position's arrays read once.
+        let (mut covered, mut until) = ([0usize; MOST_NS], [0usize; MOST_NS]);
+        for &i in &self.again {
+            let i = i as usize;
+            let (at, from, flags_i) = (bytes[i], chars[i], flags[i]);
+            for (k, &n) in ns.iter().enumerate() {
+                let to = i + n;
+                if to > words {
+                    break;
                 }
-                let (mut covered, mut until) = (0, 0);
-                for &i in &self.again {
-                    let (i, to) = (i as usize, i as usize + n);
-                    if to > h.len() {
-                        break;
-                    }
-                    let again = if ((bytes[to] - bytes[i]) as usize) < KEY {
-                        flags[i] & 1 << k != 0
-                    } else {
-                        flags[i] & STARTS != 0 && flags[to - 1] & ENDS != 0
-                    };
-                    if again {
-                        covered += (chars[to] - chars[i.max(until)]) as usize;
-                        until = to;
-                    }
+                let again = if ((bytes[to] - at) as usize) < KEY {
+                    flags_i & 1 << k != 0
+                } else {
+                    flags_i & STARTS != 0 && flags[to - 1] & ENDS != 0
+                };
+                if again {
+                    covered[k] += (chars[to] - from.max(chars[until[k]])) as usize;
+                    until[k] = to;
                 }
-                covered
-            })
-            .collect()
+            }
+        }
+        covered[..ns.len()].to_vec()
     }
 
     /// Sets each word's flags: whether its start's and its end's `KEY`

@@ -107,6 +107,26 @@ fn head(b: &[u8]) -> u64 {
     }
 }
 
+/// The `k` low bytes of eight (0 to 8; all eight past 8).
+#[inline(always)]
+pub(crate) const fn low_bytes(k: usize) -> u64 {
+    match k {
+        0 => 0,
+        8.. => u64::MAX,
+        k => u64::MAX >> (64 - 8 * k),
+    }
+}
+
+/// Sixteen bytes as two little-endian numbers.
+#[inline(always)]
+fn split_sixteen(sixteen: &[u8; 16]) -> (u64, u64) {
+    let (lo, hi) = sixteen.split_at(8);
+    (
+        u64::from_le_bytes(lo.try_into().expect("eight bytes")),
+        u64::from_le_bytes(hi.try_into().expect("eight bytes")),
+    )
+}
+
 /// The bytes of `x` (eight, little-endian) that are not ASCII letters:
 /// the high bit of each such byte set, the rest clear.
 #[inline(always)]
@@ -144,13 +164,17 @@ pub fn words(text: &str) -> Vec<&str> {
             continue;
         }
         let start = i;
-        // The span's first eight bytes: most words are letters that end
-        // inside them.
-        if let Some(eight) = b[i..].first_chunk::<8>() {
-            let x = u64::from_le_bytes(*eight);
-            let n = (not_letters(x).trailing_zeros() / 8) as usize;
-            let first = |k: usize| x & ((1 << (8 * k)) - 1);
-            if n > 0 && n < 8 && BYTES[eight[n] as usize] == SPACE {
+        // The span's first sixteen bytes: most words are letters that end
+        // inside them, read as two numbers.
+        if let Some(sixteen) = b[i..].first_chunk::<16>() {
+            let (lo, hi) = split_sixteen(sixteen);
+            let n = match not_letters(lo) {
+                0 => 8 + (not_letters(hi).trailing_zeros() / 8) as usize,
+                m => (m.trailing_zeros() / 8) as usize,
+            };
+            // A string's first eight bytes, zero past its end.
+            let first = |k: usize| lo & low_bytes(k);
+            if n > 0 && n < 16 && BYTES[sixteen[n] as usize] == SPACE {
                 let span = &text[start..start + n];
                 match exc.get_with(span, first(n)) {
                     Some(words) => out.extend(words.iter().copied().map(|w| reuse(span, w))),
@@ -159,10 +183,10 @@ pub fn words(text: &str) -> Vec<&str> {
                 i = start + n + 1;
                 continue;
             }
-            // Letters and a mark, all within the eight bytes.
-            if n > 0 && n < 7 && BYTES[eight[n + 1] as usize] == SPACE {
+            // Letters and a mark, all within the sixteen bytes.
+            if n > 0 && n < 15 && BYTES[sixteen[n + 1] as usize] == SPACE {
                 let (span, letters) = (&text[start..=start + n], &text[start..start + n]);
-                if splits_off_after(letters, eight[n])
+                if splits_off_after(letters, sixteen[n])
                     && exc.get_with(span, first(n + 1)).is_none()
                     && exc.get_with(letters, first(n)).is_none()
                 {
