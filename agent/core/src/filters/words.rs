@@ -3,7 +3,7 @@
 //! words are `tokenizer`'s. Lengths are in characters (`len` in Python), not
 //! bytes.
 
-pub(crate) use super::tokenizer::{low_bytes, offset_in};
+pub(crate) use super::tokenizer::{low_bytes, offset_in, split_sixteen};
 pub use super::tokenizer::{sentences, span_count as spans, words};
 
 /// Python's `len` of a string: its characters.

@@ -8,6 +8,7 @@
 //! is computed, never a decision.
 
 use super::grams::{Hashed, KEY, LOW_BYTES};
+use crate::filters::words::split_sixteen;
 
 /// The arrays the bounds are summed in, kept on a thread from one page to
 /// the next.
@@ -194,12 +195,7 @@ impl Bounds {
 /// The sixteen bytes of `stream` from `at`, as two numbers.
 #[inline(always)]
 fn sixteen(stream: &[u8], at: usize) -> (u64, u64) {
-    let s: &[u8; 16] = stream[at..at + 16].try_into().expect("sixteen bytes");
-    let (lo, hi) = s.split_at(8);
-    (
-        u64::from_le_bytes(lo.try_into().expect("eight bytes")),
-        u64::from_le_bytes(hi.try_into().expect("eight bytes")),
-    )
+    split_sixteen(stream[at..at + 16].try_into().expect("sixteen bytes"))
 }
 
 /// A key of sixteen bytes (`lo`, `hi`) of a kind (`seed`) for the filter:

@@ -81,30 +81,25 @@ impl GopherRepetition {
     /// The most frequent n-grams' shares, each counted only where no bound
     /// keeps it under its limit.
     fn check_top(&self, scratch: &mut Scratch, length: f64) -> Result<(), Failure> {
-        let Scratch {
-            hashed,
-            counts,
-            bounds,
-        } = scratch;
         // An n-gram occurs no more often than its first m words (m < n): the
         // most frequent m-gram's count bounds every longer n-gram's, and a
         // share that bound keeps under its limit needs no count of its own.
         let mut bound: Option<(usize, u32)> = None;
         for &NGramShare(n, share) in &self.top_n_grams {
             // A share of 0 turns the rule off: nothing to count.
-            if hashed.len() < n || share <= 0.0 {
+            if scratch.hashed.len() < n || share <= 0.0 {
                 continue;
             }
             if let Some((_, count)) = bound.filter(|&(m, _)| m < n) {
-                let most = (hashed.longest(n) + n - 1) * count as usize;
+                let most = (scratch.hashed.longest(n) + n - 1) * count as usize;
                 if most as f64 / length <= share {
                     continue;
                 }
             }
-            let (chars_times_count, count) = match bounds.top(hashed, n) {
+            let (chars_times_count, count) = match scratch.bounds.top(&scratch.hashed, n) {
                 Some((most, count)) if most as f64 / length <= share => (most, count),
                 _ => {
-                    let (chars_times_count, count) = hashed.top(n, counts);
+                    let (chars_times_count, count) = scratch.hashed.top(n, &mut scratch.counts);
                     over(
                         &format!("top_{n}_gram"),
                         chars_times_count as f64 / length,
@@ -124,11 +119,6 @@ impl GopherRepetition {
     /// The repeated n-grams' shares, each counted only where its bound
     /// does not keep it under its limit.
     fn check_repeated(&self, scratch: &mut Scratch, length: f64) -> Result<(), Failure> {
-        let Scratch {
-            hashed,
-            counts,
-            bounds,
-        } = scratch;
         let mut by_n: Vec<_> = self
             .dup_n_grams
             .iter()
@@ -139,7 +129,7 @@ impl GopherRepetition {
         let ns: Vec<usize> = by_n.iter().map(|g| g.0).collect();
         let most = match ns.len() {
             0 => return Ok(()),
-            1..=MOST_NS => bounds.repeated(hashed, &ns),
+            1..=MOST_NS => scratch.bounds.repeated(&scratch.hashed, &ns),
             _ => vec![usize::MAX; ns.len()],
         };
         // A text with no repeated n-gram has no repeated longer one either.
@@ -150,8 +140,9 @@ impl GopherRepetition {
             if none_repeat || most as f64 / length <= share {
                 continue;
             }
-            let may = may.get_or_insert_with(|| hashed.may_repeat(ns[0], counts));
-            let repeated = hashed.repeated(n, may, counts);
+            let may =
+                may.get_or_insert_with(|| scratch.hashed.may_repeat(ns[0], &mut scratch.counts));
+            let repeated = scratch.hashed.repeated(n, may, &mut scratch.counts);
             none_repeat |= repeated == 0;
             over(
                 &format!("duplicated_{n}_n_grams"),

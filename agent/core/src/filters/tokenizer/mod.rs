@@ -119,7 +119,7 @@ pub(crate) const fn low_bytes(k: usize) -> u64 {
 
 /// Sixteen bytes as two little-endian numbers.
 #[inline(always)]
-fn split_sixteen(sixteen: &[u8; 16]) -> (u64, u64) {
+pub(crate) fn split_sixteen(sixteen: &[u8; 16]) -> (u64, u64) {
     let (lo, hi) = sixteen.split_at(8);
     (
         u64::from_le_bytes(lo.try_into().expect("eight bytes")),
