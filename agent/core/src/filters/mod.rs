@@ -178,7 +178,7 @@ pub fn rule(text: &str, settings: &FilterSettings) -> Ruled {
             let mut words = Words::new(now);
             while i < sets.len() && sets[i] != RuleSet::C4 {
                 let result = match sets[i] {
-                    RuleSet::GopherRepetition => settings.gopher_repetition.check(now, words.all()),
+                    RuleSet::GopherRepetition => settings.gopher_repetition.check(now, &mut words),
                     RuleSet::GopherQuality => settings.gopher_quality.check(now, words.all()),
                     _ => settings.fineweb.check(now, &mut words),
                 };

@@ -8,7 +8,7 @@ mod grams;
 mod reference;
 
 use super::words::{self, chars};
-use super::{Failure, NGramShare};
+use super::{Failure, NGramShare, Words};
 use bounds::{Bounds, MOST_NS};
 use grams::{Counts, Hashed};
 use rustc_hash::FxHashSet;
@@ -30,7 +30,9 @@ pub struct GopherRepetition {
 }
 
 impl GopherRepetition {
-    pub fn check(&self, text: &str, words: &[&str]) -> Result<(), Failure> {
+    /// `words` are split only when the lines and paragraphs pass: a page
+    /// that repeats its lines is dropped without them.
+    pub fn check(&self, text: &str, words: &mut Words) -> Result<(), Failure> {
         if text.is_empty() {
             return Err(Failure::new("empty", 0.0, 0.0));
         }
@@ -61,7 +63,7 @@ impl GopherRepetition {
             self.dup_line_char_frac,
         )?;
 
-        self.check_n_grams(text, words, length)
+        self.check_n_grams(text, words.all(), length)
     }
 
     /// The top and the repeated n-gram shares.
@@ -245,12 +247,12 @@ mod tests {
     #[test]
     fn repeated_lines_and_grams_fail_and_say_by_how_much() {
         let text = "buy now\nbuy now\nbuy now\nsomething else entirely here";
-        let f = rule().check(text, &words::words(text)).unwrap_err();
+        let f = rule().check(text, &mut Words::new(text)).unwrap_err();
         assert_eq!(f.rule, "dup_line_frac");
         assert!((f.value - 0.5).abs() < 1e-9, "{f:?}");
         let prose = "Rust is a language for systems programming. It gives control over memory without a garbage \
             collector, and its compiler checks that references never outlive the data they point to.";
-        assert!(rule().check(prose, &words::words(prose)).is_ok());
+        assert!(rule().check(prose, &mut Words::new(prose)).is_ok());
     }
 
     #[test]
@@ -262,11 +264,11 @@ mod tests {
         )
         .unwrap();
         let text = "Rust is a language for systems programming, with control over memory and no collector.";
-        assert!(rule.check(text, &words::words(text)).is_ok());
+        assert!(rule.check(text, &mut Words::new(text)).is_ok());
         let text =
             "one two three four five six seven eight nine ten eleven twelve thirteen fourteen; \
             one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
-        let f = rule.check(text, &words::words(text)).unwrap_err();
+        let f = rule.check(text, &mut Words::new(text)).unwrap_err();
         assert_eq!(f.rule, "duplicated_5_n_grams", "{f:?}");
     }
 
