@@ -4,7 +4,7 @@
 //! style) and their content alone in paragraphs (mostly text). The issue's
 //! target: every shape within ~3× of an ordinary page.
 //!
-//! cargo run --release --example adversarial -- [MB=2] [../shared/data/extraction/wcxb-dev]
+//! cargo run --release -p crawlsieve-bench --example adversarial -- [MB=2] [../shared/data/extraction/wcxb-dev]
 
 #[path = "common.rs"]
 mod common;

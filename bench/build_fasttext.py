@@ -17,7 +17,7 @@ declaration; as bench/build_novelty.py). lid.176 learnt some languages from
 little text (Walloon, Quechua) and doubts real pages of them: a code whose
 floor is under `language.fasttext_probability` is not vetoed by it.
 
-Usage: cargo build --release --examples
+Usage: cargo build --release -p crawlsieve-bench --examples
        target/lang-venv/bin/python bench/build_fasttext.py
        (crawlsieve's codes are read from rules/language_names.tsv, which lists every one)
 """

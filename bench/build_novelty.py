@@ -16,7 +16,7 @@ its language (a wrong or `unknown` page says nothing of how the language
 reads), on at least 250 trigrams (`novelty::MIN_TRIGRAMS`). A code needs
 five such pages for a cut.
 
-    cargo build --release --examples
+    cargo build --release -p crawlsieve-bench --examples
     python3 bench/build_novelty.py [--out rules/novelty.tsv]
 """
 import argparse

@@ -19,7 +19,7 @@
 //! Every page goes through `Pipeline::process` with default settings and the
 //! verdicts through neighborhood tracking, interleaved as a crawl would be.
 //!
-//! Run: `bash bench/copies.sh` (or `cargo run --release --example copies -- [RUNS]`).
+//! Run: `bash bench/copies.sh` (or `cargo run --release -p crawlsieve-bench --example copies -- [RUNS]`).
 
 mod common;
 

@@ -9,4 +9,4 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 if [ ! -d /usr/share/doc/apache2-doc/manual ] || [ ! -d /usr/share/doc/postgresql-doc-15/html ]; then
   as_root apt-get install -y -q apache2-doc postgresql-doc-15
 fi
-cargo run --release --locked --example copies -- "${1:-3}"
+cargo run --release --locked -p crawlsieve-bench --example copies -- "${1:-3}"

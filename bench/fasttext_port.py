@@ -6,7 +6,7 @@ languages), through the `lid176` example and through fasttext-predict 0.9.2.4
 best label, and the largest difference in its probability.
 
 Usage: target/lang-venv/bin/python bench/fasttext_port.py   (pip install fasttext-predict==0.9.2.4;
-       cargo build --release --examples first)
+       cargo build --release -p crawlsieve-bench --examples first)
 """
 import glob, os, subprocess
 

@@ -1,6 +1,6 @@
 //! The tokenizer against lol_html on real pages: the same analysis? how fast?
 //!
-//! `cargo run --release --example parsers [DIR...]` (default: every HTML page
+//! `cargo run --release -p crawlsieve-bench --example parsers [DIR...]` (default: every HTML page
 //! of ../shared/data/extraction). For each page both passes run (outline on);
 //! it prints how many pages give the same text, blocks, title and metadata,
 //! the bag-of-words F1 between the two texts (mean and the worst pages), and

@@ -13,7 +13,7 @@
 //! copier pages are flagged, how many copier neighborhoods are flagged, and
 //! how many untouched pages and neighborhoods are (false flags).
 //!
-//! Run: cargo run --release --example robustness -- [DIR]
+//! Run: cargo run --release -p crawlsieve-bench --example robustness -- [DIR]
 
 mod common;
 

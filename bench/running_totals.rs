@@ -17,7 +17,7 @@
 //! (`discovery::shares`) and batches come round-robin from `--agents K`
 //! agents (default 16 then, else 1): the cost of bounding one agent's share.
 //!
-//! Usage: cargo run --release --example running_totals -- [--records 20000000]
+//! Usage: cargo run --release -p crawlsieve-bench --example running_totals -- [--records 20000000]
 //!        [--threshold 10] [--unique 0.6] [--pool 5000000] [--agent-cap N [--agents 16]]
 
 use crawlsieve_core::crawl::discovery::count::Count;
@@ -180,7 +180,7 @@ fn main() {
     let two = t.elapsed().as_secs_f64();
     assert_eq!(crossed, crossed2, "two halves announce what one does");
     let mut cmd = format!(
-        "cargo run --release --example running_totals -- --records {} --threshold {} --unique {} --pool {}",
+        "cargo run --release -p crawlsieve-bench --example running_totals -- --records {} --threshold {} --unique {} --pool {}",
         a.records, a.threshold, a.unique, a.pool
     );
     if let Some(cap) = a.agent_cap {

@@ -1,6 +1,6 @@
 //! Hidden style similarity on real pages (issue 16, seed 003).
 //!
-//! `bench/styles_corpus.py && cargo run --release --example styles -- target/styles-corpus.jsonl ../shared/data/warc`
+//! `bench/styles_corpus.py && cargo run --release -p crawlsieve-bench --example styles -- target/styles-corpus.jsonl ../shared/data/warc`
 //!
 //! 1. Every pair of pages, same registered domain vs different: ROC AUC of
 //!    `Sim_b`, precision and recall at the paper's 20/128 and at other cuts.

@@ -5,7 +5,7 @@ page of ../shared/data/extraction with its URL, as JSONL page lines
 files of ../shared/data/warc carry their own URLs and are read as they are.
 
 Usage: bench/styles_corpus.py [--out target/styles-corpus.jsonl]
-then:  cargo run --release --example styles -- target/styles-corpus.jsonl ../shared/data/warc
+then:  cargo run --release -p crawlsieve-bench --example styles -- target/styles-corpus.jsonl ../shared/data/warc
 """
 import argparse, glob, gzip, json, os
 

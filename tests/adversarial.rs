@@ -1,7 +1,7 @@
 //! Linear on every input: each adversarial shape (`bench/shapes.rs`) judged
 //! at 100 KB and at 400 KB takes about 4× as long, not 16× (quadratic); and
 //! the per-page budget stops a page that runs over it with `too_slow`.
-//! The table against an ordinary page: `cargo run --release --example adversarial`.
+//! The table against an ordinary page: `cargo run --release -p crawlsieve-bench --example adversarial`.
 
 #[path = "../bench/shapes.rs"]
 mod shapes;

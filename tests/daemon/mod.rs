@@ -556,7 +556,7 @@ impl Tansu {
             .current_dir(std::env::temp_dir())
             .spawn();
         let child = child.expect(
-            "tansu not found: `cargo install tansu --version 0.6.0 --features dynostore,libsql --locked`, or run .ci/run",
+            "tansu not found: `cargo install tansu --version 0.6.0 --features dynostore,libsql --locked --debug`, or run .ci/run",
         );
         let t = Tansu {
             child,

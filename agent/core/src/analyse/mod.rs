@@ -1,6 +1,6 @@
 //! The one HTML pass: everything later stages need, from a single parse.
 //!
-//! Parsers, by measurement (`NOTES.md`, and `cargo run --release --example
+//! Parsers, by measurement (`NOTES.md`, and `cargo run --release -p crawlsieve-bench --example
 //! parsers` on ../shared/data): lol_html with element and text handlers
 //! ≈ 370 MB/s, html5ever's tokenizer ≈ 185 MB/s, an html5ever DOM ≈ 120 MB/s,
 //! and this crate's own tokenizer (`tokenizer.rs`) several times lol_html:
