@@ -14,7 +14,10 @@
 //! The chunk hash is SHA-1 of the UTF-8 bytes of the result. The whole-content
 //! hash is SHA-1 of all normalised chunks of the page joined with `\n`.
 //! ASCII paragraphs take a fast path with the same result (NFKC is the
-//! identity on ASCII, and folding is ASCII lower-casing).
+//! identity on ASCII, and folding is ASCII lower-casing), and so do
+//! paragraphs whose other characters are each their own normal form below
+//! U+0800 or in general punctuation (`fold_two_byte`: a table made from
+//! the same crates at first use).
 
 use crate::fingerprints::shingles::Shingler;
 use caseless::Caseless;
@@ -46,6 +49,9 @@ pub fn normalise(paragraph: &str, out: &mut String) {
         out.make_ascii_lowercase();
         return;
     }
+    if let Some(folded) = fold_two_byte(paragraph) {
+        return collapse(&folded, out);
+    }
     // Most text is NFKC already (the quick check says so without
     // normalising), and most of its characters are ASCII: both shortcuts skip
     // work without changing the result.
@@ -60,6 +66,104 @@ pub fn normalise(paragraph: &str, out: &mut String) {
     } else {
         collapse(&folded.nfkc().collect::<String>(), out);
     }
+}
+
+/// Steps 1–3 for a paragraph whose characters are all below U+0800 or
+/// general punctuation and currency signs (U+2000 to U+20CF), each its
+/// own normal form: Latin, Greek, Cyrillic, Hebrew and Arabic text with
+/// typographic quotes and dashes, most of the pages that are not ASCII.
+/// Character by character from a table; `None` for any other paragraph,
+/// which takes the general path.
+///
+/// Why it is the same: a character whose NFKC quick check is Yes and whose
+/// combining class is 0 neither changes nor combines with its neighbours,
+/// so NFKC leaves a string of them as it is; folding maps each alone; and
+/// where each fold is again such a character, the second NFKC changes
+/// nothing either. The spaces whose NFKC is U+0020 (U+00A0, U+2000 to
+/// U+200A, U+202F, U+205F; a space combines with nothing) are the other
+/// entries. `folds_like_the_general_path` holds this for every entry.
+fn fold_two_byte(text: &str) -> Option<String> {
+    let table = two_byte_folds();
+    let mut folded = String::with_capacity(text.len() + text.len() / 8);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ascii = ascii_prefix(rest.as_bytes());
+        folded.push_str(&rest[..ascii]);
+        rest = &rest[ascii..];
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            let to = table[table_index(c)?];
+            folded.push(char::from_u32(to).filter(|_| to != 0)?);
+            rest = chars.as_str();
+        }
+    }
+    folded.make_ascii_lowercase();
+    Some(folded)
+}
+
+/// How many bytes `b` begins with that are ASCII, read eight at a time.
+#[inline(always)]
+fn ascii_prefix(b: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let high = u64::from_le_bytes(w.try_into().expect("eight bytes")) & HIGH;
+        if high != 0 {
+            return at + (high.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + words
+        .remainder()
+        .iter()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(words.remainder().len())
+}
+
+/// The ranges `two_byte_folds` covers, one after the other.
+const TABLE_RANGES: [std::ops::Range<u32>; 2] = [0x80..0x800, 0x2000..0x20D0];
+
+/// Where a character's entry is in `two_byte_folds`; `None` outside it.
+#[inline(always)]
+fn table_index(c: char) -> Option<usize> {
+    let u = c as u32;
+    let [low, punctuation] = TABLE_RANGES;
+    if u < low.end {
+        Some((u - low.start) as usize)
+    } else if punctuation.contains(&u) {
+        Some((u - punctuation.start + low.end - low.start) as usize)
+    } else {
+        None
+    }
+}
+
+/// Per character of `TABLE_RANGES`, what `fold_two_byte` writes for it; 0
+/// where it takes the general path.
+fn two_byte_folds() -> &'static [u32] {
+    static TABLE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        use unicode_normalization::char::canonical_combining_class;
+        let stable = |c: char| {
+            canonical_combining_class(c) == 0
+                && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
+        };
+        TABLE_RANGES
+            .iter()
+            .flat_map(|r| r.clone())
+            .map(|u| {
+                let Some(c) = char::from_u32(u) else { return 0 };
+                if c.is_whitespace() && c.nfkc().eq([' ']) {
+                    return u32::from(' ');
+                }
+                let mut fold = std::iter::once(c).default_case_fold();
+                match (fold.next(), fold.next()) {
+                    (Some(f), None) if stable(c) && stable(f) => u32::from(f),
+                    _ => 0,
+                }
+            })
+            .collect()
+    })
 }
 
 /// Full default case folding. Runs of ASCII are copied at once and
@@ -336,6 +440,68 @@ mod tests {
                 .collect();
             normalise(&text, &mut out);
             assert_eq!(out, by_the_letter(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn folds_like_the_general_path() {
+        // Every character of the table's ranges (and those around them)
+        // alone, beside ASCII, doubled, and between letters with marks:
+        // the table or the general path, whichever takes it, as the
+        // specification reads.
+        let mut out = String::new();
+        let around = (0x80..0x800).chain(0x1F00..0x2200);
+        for c in around.clone().filter_map(char::from_u32) {
+            for text in [
+                format!("{c}"),
+                format!("A{c}b"),
+                format!("{c}{c}"),
+                format!("\u{e9}{c}\u{c9}"),
+                format!("x {c} Y"),
+            ] {
+                normalise(&text, &mut out);
+                assert_eq!(out, by_the_letter(&text), "U+{:04X} in {text:?}", c as u32);
+            }
+        }
+        // Strings of characters the table takes, and some it does not.
+        let pool: Vec<char> = around
+            .filter_map(char::from_u32)
+            .step_by(3)
+            .chain("aZ .\u{301}\u{A0}\u{85}".chars())
+            .collect();
+        let mut next = crate::fingerprints::xorshift(0x2545_F491_4F6C_DD1D);
+        for _ in 0..20_000 {
+            let len = (next() % 16) as usize;
+            let text: String = (0..len)
+                .map(|_| pool[(next() % pool.len() as u64) as usize])
+                .collect();
+            normalise(&text, &mut out);
+            assert_eq!(out, by_the_letter(&text), "{text:?}");
+        }
+        let taken = two_byte_folds().iter().filter(|&&f| f != 0).count();
+        assert!(taken > 1100, "the table takes {taken} characters");
+        for c in "äÄЖωא’“”–—€\u{A0}\u{2009}".chars() {
+            assert_ne!(two_byte_folds()[table_index(c).unwrap()], 0, "{c:?}");
+        }
+        assert_eq!(two_byte_folds().len(), table_index('\u{20CF}').unwrap() + 1);
+    }
+
+    #[test]
+    fn ascii_prefixes() {
+        for text in [
+            "",
+            "a",
+            "abcdefgh",
+            "abcdefghé",
+            "é",
+            "abcdefgé",
+            "abcdefghijklmnoé",
+        ] {
+            let slow = text
+                .bytes()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(text.len());
+            assert_eq!(ascii_prefix(text.as_bytes()), slow, "{text:?}");
         }
     }
 
