@@ -431,12 +431,18 @@ mod tests {
             'ﬁ', 'Ａ', 'Ⅻ', '①', 'İ', 'ŉ', 'ǅ', 'ᾈ', '가', '\u{1100}', '\u{1161}', 'Ω', '\u{2126}',
             '.', '-',
         ];
-        let mut next = crate::fingerprints::xorshift(0x9E37_79B9_7F4A_7C15);
+        as_the_letter_reads(ALPHABET, 24, 0x9E37_79B9_7F4A_7C15);
+    }
+
+    /// 20,000 strings of up to `longest - 1` characters drawn from `pool`
+    /// (seeded), each normalised as the specification reads.
+    fn as_the_letter_reads(pool: &[char], longest: u64, seed: u64) {
+        let mut next = crate::fingerprints::xorshift(seed);
         let mut out = String::new();
         for _ in 0..20_000 {
-            let len = (next() % 24) as usize;
+            let len = next() % longest;
             let text: String = (0..len)
-                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .map(|_| pool[(next() % pool.len() as u64) as usize])
                 .collect();
             normalise(&text, &mut out);
             assert_eq!(out, by_the_letter(&text), "{text:?}");
@@ -469,15 +475,7 @@ mod tests {
             .step_by(3)
             .chain("aZ .\u{301}\u{A0}\u{85}".chars())
             .collect();
-        let mut next = crate::fingerprints::xorshift(0x2545_F491_4F6C_DD1D);
-        for _ in 0..20_000 {
-            let len = (next() % 16) as usize;
-            let text: String = (0..len)
-                .map(|_| pool[(next() % pool.len() as u64) as usize])
-                .collect();
-            normalise(&text, &mut out);
-            assert_eq!(out, by_the_letter(&text), "{text:?}");
-        }
+        as_the_letter_reads(&pool, 16, 0x2545_F491_4F6C_DD1D);
         let taken = two_byte_folds().iter().filter(|&&f| f != 0).count();
         assert!(taken > 1100, "the table takes {taken} characters");
         for c in "äÄЖωא’“”–—€\u{A0}\u{2009}".chars() {
