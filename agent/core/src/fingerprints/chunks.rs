@@ -16,7 +16,7 @@
 //! ASCII paragraphs take a fast path with the same result (NFKC is the
 //! identity on ASCII, and folding is ASCII lower-casing), and so do
 //! paragraphs whose other characters are each their own normal form below
-//! U+0800 or in general punctuation (`fold_two_byte`: a table made from
+//! U+0800 or in general punctuation (`fold_by_table`: a table made from
 //! the same crates at first use).
 
 use crate::fingerprints::shingles::Shingler;
@@ -49,7 +49,7 @@ pub fn normalise(paragraph: &str, out: &mut String) {
         out.make_ascii_lowercase();
         return;
     }
-    if let Some(folded) = fold_two_byte(paragraph) {
+    if let Some(folded) = fold_by_table(paragraph) {
         return collapse(&folded, out);
     }
     // Most text is NFKC already (the quick check says so without
@@ -82,23 +82,12 @@ pub fn normalise(paragraph: &str, out: &mut String) {
 /// nothing either. The spaces whose NFKC is U+0020 (U+00A0, U+2000 to
 /// U+200A, U+202F, U+205F; a space combines with nothing) are the other
 /// entries. `folds_like_the_general_path` holds this for every entry.
-fn fold_two_byte(text: &str) -> Option<String> {
-    let table = two_byte_folds();
-    let mut folded = String::with_capacity(text.len() + text.len() / 8);
-    let mut rest = text;
-    while !rest.is_empty() {
-        let ascii = ascii_prefix(rest.as_bytes());
-        folded.push_str(&rest[..ascii]);
-        rest = &rest[ascii..];
-        let mut chars = rest.chars();
-        if let Some(c) = chars.next() {
-            let to = table[table_index(c)?];
-            folded.push(char::from_u32(to).filter(|_| to != 0)?);
-            rest = chars.as_str();
-        }
-    }
-    folded.make_ascii_lowercase();
-    Some(folded)
+fn fold_by_table(text: &str) -> Option<String> {
+    let table = table_folds();
+    fold_runs(text, |c, folded| {
+        folded.push(table[table_index(c)?]?);
+        Some(())
+    })
 }
 
 /// How many bytes `b` begins with that are ASCII, read eight at a time.
@@ -121,10 +110,10 @@ fn ascii_prefix(b: &[u8]) -> usize {
         .unwrap_or(words.remainder().len())
 }
 
-/// The ranges `two_byte_folds` covers, one after the other.
+/// The ranges `table_folds` covers, one after the other.
 const TABLE_RANGES: [std::ops::Range<u32>; 2] = [0x80..0x800, 0x2000..0x20D0];
 
-/// Where a character's entry is in `two_byte_folds`; `None` outside it.
+/// Where a character's entry is in `table_folds`; `None` outside it.
 #[inline(always)]
 fn table_index(c: char) -> Option<usize> {
     let u = c as u32;
@@ -138,10 +127,10 @@ fn table_index(c: char) -> Option<usize> {
     }
 }
 
-/// Per character of `TABLE_RANGES`, what `fold_two_byte` writes for it; 0
-/// where it takes the general path.
-fn two_byte_folds() -> &'static [u32] {
-    static TABLE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+/// Per character of `TABLE_RANGES`, what `fold_by_table` writes for it;
+/// `None` where it takes the general path.
+fn table_folds() -> &'static [Option<char>] {
+    static TABLE: std::sync::OnceLock<Vec<Option<char>>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         use unicode_normalization::char::canonical_combining_class;
         let stable = |c: char| {
@@ -152,14 +141,14 @@ fn two_byte_folds() -> &'static [u32] {
             .iter()
             .flat_map(|r| r.clone())
             .map(|u| {
-                let Some(c) = char::from_u32(u) else { return 0 };
+                let c = char::from_u32(u)?;
                 if c.is_whitespace() && c.nfkc().eq([' ']) {
-                    return u32::from(' ');
+                    return Some(' ');
                 }
                 let mut fold = std::iter::once(c).default_case_fold();
                 match (fold.next(), fold.next()) {
-                    (Some(f), None) if stable(c) && stable(f) => u32::from(f),
-                    _ => 0,
+                    (Some(f), None) if stable(c) && stable(f) => Some(f),
+                    _ => None,
                 }
             })
             .collect()
@@ -170,23 +159,34 @@ fn two_byte_folds() -> &'static [u32] {
 /// lower-cased together at the end: folding's output is lower-case, so
 /// lower-casing its ASCII again changes nothing.
 fn fold(text: &str) -> String {
+    fold_runs(text, |c, folded| {
+        folded.extend(std::iter::once(c).default_case_fold());
+        Some(())
+    })
+    .expect("every character folds")
+}
+
+/// Case folding's shared loop: runs of ASCII copied at once and lower-cased
+/// together at the end, every other character written by `fold_char`
+/// (`None` from it ends the loop with `None`).
+fn fold_runs(
+    text: &str,
+    mut fold_char: impl FnMut(char, &mut String) -> Option<()>,
+) -> Option<String> {
     let mut folded = String::with_capacity(text.len() + text.len() / 8);
     let mut rest = text;
     while !rest.is_empty() {
-        let ascii = rest
-            .bytes()
-            .position(|b| !b.is_ascii())
-            .unwrap_or(rest.len());
+        let ascii = ascii_prefix(rest.as_bytes());
         folded.push_str(&rest[..ascii]);
         rest = &rest[ascii..];
         let mut chars = rest.chars();
         if let Some(c) = chars.next() {
-            folded.extend(std::iter::once(c).default_case_fold());
+            fold_char(c, &mut folded)?;
             rest = chars.as_str();
         }
     }
     folded.make_ascii_lowercase();
-    folded
+    Some(folded)
 }
 
 /// Appends the words of `text` to `out`, one U+0020 between them: every run
@@ -476,12 +476,12 @@ mod tests {
             .chain("aZ .\u{301}\u{A0}\u{85}".chars())
             .collect();
         as_the_letter_reads(&pool, 16, 0x2545_F491_4F6C_DD1D);
-        let taken = two_byte_folds().iter().filter(|&&f| f != 0).count();
+        let taken = table_folds().iter().flatten().count();
         assert!(taken > 1100, "the table takes {taken} characters");
         for c in "äÄЖωא’“”–—€\u{A0}\u{2009}".chars() {
-            assert_ne!(two_byte_folds()[table_index(c).unwrap()], 0, "{c:?}");
+            assert!(table_folds()[table_index(c).unwrap()].is_some(), "{c:?}");
         }
-        assert_eq!(two_byte_folds().len(), table_index('\u{20CF}').unwrap() + 1);
+        assert_eq!(table_folds().len(), table_index('\u{20CF}').unwrap() + 1);
     }
 
     #[test]
