@@ -10,7 +10,9 @@
 //! Short words match whole tokens only (`ad` must not match `header`);
 //! longer ones also match inside a token (`sitefooter`).
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Anchored, MatchKind};
 use std::sync::LazyLock;
 
 /// Hints found on one element.
@@ -191,7 +193,7 @@ const INVISIBLE_WORDS: &[&str] = &[
     "offscreen",
 ];
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pattern {
     BoilerToken,
     BoilerSubstring,
@@ -204,8 +206,15 @@ enum Pattern {
 /// All class/id patterns in one automaton: one pass over an element's
 /// class and id finds every word, whatever the number of class names
 /// (utility-class CSS puts dozens on each element).
+///
+/// Walked byte by byte through the DFA's own transitions (`Automaton`)
+/// rather than by `find_overlapping_iter`: a name is a few dozen bytes with
+/// a match or two, and the iterator's set-up and resumption around each
+/// match cost more than the walk itself (a third of the names a page uses
+/// are new to it, and each is walked once).
 struct Matcher {
-    automaton: AhoCorasick,
+    dfa: DFA,
+    start: StateID,
     kinds: Vec<Pattern>,
 }
 
@@ -225,18 +234,44 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
             kinds.push(kind);
         }
     }
-    Matcher {
-        // Matched on the name as written: no lower-cased copy of each new
-        // name (the patterns are lower-case ASCII, and ASCII case folding
-        // keeps every byte where it is, so the matches are the same).
-        automaton: AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .ascii_case_insensitive(true)
-            .build(&patterns)
-            .expect("static patterns build"),
-        kinds,
-    }
+    // Matched on the name as written: no lower-cased copy of each new name
+    // (the patterns are lower-case ASCII, and ASCII case folding keeps every
+    // byte where it is, so the matches are the same). No prefilter: the walk
+    // below visits every byte anyway, and with one a return to the start
+    // state would be a special state to stop at.
+    let dfa = DFA::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .prefilter(false)
+        .build(&patterns)
+        .expect("static patterns build");
+    let start = dfa
+        .start_state(Anchored::No)
+        .expect("an unanchored start state");
+    Matcher { dfa, start, kinds }
 });
+
+impl Matcher {
+    /// Every occurrence of every pattern in `name`, overlapping ones too, by
+    /// ascending end (at one end, in the DFA's order), as `(start, end,
+    /// kind)` — what `find_overlapping_iter` reports.
+    #[inline]
+    fn each(&self, name: &[u8], mut found: impl FnMut(usize, usize, Pattern)) {
+        let mut sid = self.start;
+        for (at, &b) in name.iter().enumerate() {
+            sid = self.dfa.next_state(Anchored::No, sid, b);
+            // Without a prefilter the only special states of an unanchored
+            // standard DFA are its match states (it has no dead end).
+            if self.dfa.is_special(sid) && self.dfa.is_match(sid) {
+                for i in 0..self.dfa.match_len(sid) {
+                    let p = self.dfa.match_pattern(sid, i);
+                    let end = at + 1;
+                    found(end - self.dfa.pattern_len(p), end, self.kinds[p.as_usize()]);
+                }
+            }
+        }
+    }
+}
 
 /// Hints of an element from its (lower-case) tag name and attributes.
 ///
@@ -252,8 +287,8 @@ pub fn hints(
 ) -> Hints {
     hints_cached(
         tag_hints(tag),
-        class,
-        id,
+        class.map(Name::new),
+        id.map(Name::new),
         role,
         itemprop,
         &mut NameCache(Default::default()),
@@ -286,13 +321,30 @@ const NAME_CACHE_START: usize = 256;
 
 const NAME_CACHE_MAX: usize = 4096;
 
+/// A class or id value with its key in `NameCache`, made once: the tree's
+/// path hash reads the class's key too (`analyse::state`).
+#[derive(Debug, Clone, Copy)]
+pub struct Name<'a> {
+    pub text: &'a str,
+    pub key: u64,
+}
+
+impl<'a> Name<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Name {
+            text,
+            key: std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, text),
+        }
+    }
+}
+
 impl NameCache {
-    fn get(&mut self, name: &str) -> Hints {
-        let key = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, name);
+    fn get(&mut self, name: Name) -> Hints {
+        let key = name.key;
         if let Some(&h) = self.0.get(&key) {
             return h;
         }
-        let h = name_hints(name);
+        let h = name_hints(name.text);
         if self.0.len() >= NAME_CACHE_MAX {
             self.0.clear();
         }
@@ -326,8 +378,8 @@ pub fn tag_hints(tag: &str) -> TagHints {
 /// looked up in `cache` first.
 pub fn hints_cached(
     tag: TagHints,
-    class: Option<&str>,
-    id: Option<&str>,
+    class: Option<Name>,
+    id: Option<Name>,
     role: Option<&str>,
     itemprop: Option<&str>,
     cache: &mut NameCache,
@@ -390,8 +442,7 @@ fn name_hints(name: &str) -> Hints {
         h.boiler |= boiler || header;
         h.good |= good && !boiler;
     };
-    for m in MATCHER.automaton.find_overlapping_iter(name) {
-        let (start, end) = (m.start(), m.end());
+    MATCHER.each(original, |start, end, kind| {
         while cursor < end {
             let space = original[cursor].is_ascii_whitespace();
             if in_space && !space {
@@ -406,10 +457,10 @@ fn name_hints(name: &str) -> Hints {
             (current, boiler, header, good) = (word, false, false, false);
             (caption, picture) = (false, false);
         }
-        match MATCHER.kinds[m.pattern().as_usize()] {
+        match kind {
             Pattern::BoilerSubstring => boiler = true,
             Pattern::BoilerToken if is_token(original, start, end) => {
-                if name[start..end].eq_ignore_ascii_case("header") {
+                if original[start..end].eq_ignore_ascii_case(b"header") {
                     header = true
                 } else {
                     boiler = true
@@ -423,7 +474,7 @@ fn name_hints(name: &str) -> Hints {
             Pattern::PictureToken if is_token(original, start, end) => picture = true,
             _ => {}
         }
-    }
+    });
     flush(&mut h, boiler, header, good);
     h.picture_caption |= caption && picture;
     h
@@ -532,6 +583,55 @@ mod tests {
             )
             .boiler
         );
+    }
+
+    #[test]
+    fn the_walk_finds_what_the_iterator_finds() {
+        // The reference: the same patterns, searched by the crate's own
+        // overlapping iterator (how the names were read before the walk).
+        let patterns: Vec<&str> = [
+            BOILER_TOKENS,
+            BOILER_SUBSTRINGS,
+            GOOD_TOKENS,
+            INVISIBLE_WORDS,
+            CAPTION_TOKENS,
+            PICTURE_TOKENS,
+        ]
+        .concat();
+        let reference = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&patterns)
+            .unwrap();
+        // Names made of the patterns themselves, their pieces, separators,
+        // case changes and bytes past ASCII, so that matches overlap, nest,
+        // end together and straddle class names.
+        let mut pieces: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+        pieces.extend(patterns.iter().map(|p| p[..p.len() / 2].to_string()));
+        pieces.extend(
+            patterns
+                .iter()
+                .map(|p| p[p.len() / 2..].to_ascii_uppercase()),
+        );
+        for sep in [" ", "-", "_", "__", "  ", "\t", "é", "1", "Ad", ""] {
+            pieces.push(sep.to_string());
+        }
+        let mut next = crate::fingerprints::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut walked = Vec::new();
+        for round in 0..30_000 {
+            let n = 1 + next() % 8;
+            let name: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize].as_str())
+                .collect();
+            walked.clear();
+            MATCHER.each(name.as_bytes(), |start, end, kind| {
+                walked.push((start, end, kind))
+            });
+            let expected: Vec<_> = reference
+                .find_overlapping_iter(&name)
+                .map(|m| (m.start(), m.end(), MATCHER.kinds[m.pattern().as_usize()]))
+                .collect();
+            assert!(walked == expected, "round {round}: {name:?}");
+        }
     }
 
     #[test]

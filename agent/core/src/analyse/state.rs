@@ -192,9 +192,17 @@ impl State {
         (kind, implicit)
     }
 
-    /// The element's boilerplate hints from its name and attributes.
+    /// The element's boilerplate hints from its name and attributes; `class`
+    /// is the class attribute with its key.
     #[inline(always)]
-    fn hints(&mut self, name: &str, el: &Element, sectioned: bool, attrs: &Attrs) -> hints::Hints {
+    fn hints(
+        &mut self,
+        name: &str,
+        el: &Element,
+        sectioned: bool,
+        attrs: &Attrs,
+        class: Option<hints::Name>,
+    ) -> hints::Hints {
         // HTML-AAM maps `header` to the banner role only outside sectioning
         // content and `main`; inside, it is an article's own header, which
         // says no more than a `div` does: no hint from the tag.
@@ -205,8 +213,8 @@ impl State {
         };
         hints::hints_cached(
             hint_tag,
-            attrs.class.as_deref(),
-            attrs.id.as_deref(),
+            class,
+            attrs.id.as_deref().map(hints::Name::new),
             attrs.role.as_deref(),
             attrs.itemprop.as_deref(),
             &mut self.name_hints,
@@ -256,14 +264,17 @@ impl State {
         }
         let sectioned = matches!(name, "article" | "main" | "section")
             || self.stack.last().is_some_and(|o| o.sectioned);
-        let hints = self.hints(name, el, sectioned, &attrs);
+        let class = attrs.class.as_deref().map(hints::Name::new);
+        let hints = self.hints(name, el, sectioned, &attrs, class);
         let hidden = kind == TagKind::Invisible
             || hints.invisible
             || (attrs.hidden && !streamed_boundary(attrs.id.as_deref()))
             || (attrs.aria_hidden && name != "a");
         let in_strong_boiler = self.stack.last().is_some_and(|o| o.strong_boiler);
         let (flags, hint, strong_boiler) = element_flags(el, link, &hints, in_strong_boiler);
-        let own_path = element_hash(name, attrs.class.as_deref());
+        // `class=""` is no class, as it was when the hash read the string.
+        let class_key = class.filter(|c| !c.text.is_empty()).map(|c| c.key);
+        let own_path = element_hash(name, el, class_key);
         self.serial += 1;
         self.push(
             Open {
@@ -602,14 +613,19 @@ impl State {
     }
 }
 
-/// An element's own share of its path hash: its name and its class
-/// attribute as written.
-fn element_hash(name: &str, class: Option<&str>) -> u32 {
+/// An element's own share of its path hash: its name (the table's row, or
+/// the name itself off the table) and its class attribute as written (the
+/// key its hints were looked up by: the class string is hashed once).
+fn element_hash(name: &str, el: &Element, class: Option<u64>) -> u32 {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();
-    h.write(name.as_bytes());
-    h.write_u8(0);
-    h.write(class.unwrap_or("").as_bytes());
+    if el.id != elements::UNKNOWN {
+        h.write_u32(el.id);
+    } else {
+        h.write_u8(1);
+        h.write(name.as_bytes());
+    }
+    h.write_u64(class.unwrap_or(0));
     h.finish() as u32
 }
 
