@@ -199,6 +199,14 @@ impl TextBuilder {
             self.block_row = false;
         }
         let bytes = s.as_bytes();
+        // Many of a page's text nodes are the line breaks and indents
+        // between its tags: all the loop below would do is note a space,
+        // byte by byte. The test stops at the first other byte, at once on
+        // a node of words.
+        if bytes.iter().all(|&b| is_ascii_space(b)) {
+            self.pending_space |= !bytes.is_empty();
+            return;
+        }
         let mut i = 0;
         let mut seg_start: Option<usize> = None;
         let mut words = 0u32;
@@ -558,6 +566,29 @@ mod tests {
         assert_eq!(b.words, 2);
         assert_eq!(b.segments.len(), 3);
         assert_eq!(b.segments[1].tags_before, 1);
+    }
+
+    #[test]
+    fn nodes_of_white_space_alone_leave_a_space_and_nothing_else() {
+        // Every ASCII space `char::is_whitespace` counts (U+000B too) between
+        // two inline tags is one space; an empty node is none; a node of
+        // spaces makes no segment and starts no word.
+        let mut b = TextBuilder::default();
+        b.push_text("red", 0, (0, 0), Role::Plain);
+        b.tag();
+        b.push_text(" \t\n\u{b}\u{c}\r", 0, (0, 0), Role::Plain);
+        b.tag();
+        b.push_text("sky", 0, (0, 0), Role::Plain);
+        b.tag();
+        b.push_text("", 0, (0, 0), Role::Plain);
+        b.tag();
+        b.push_text("line", 0, (0, 0), Role::Plain);
+        b.finish();
+        assert_eq!(b.text, "red skyline");
+        assert_eq!(b.words, 2);
+        assert_eq!(b.segments.len(), 3);
+        assert_eq!(b.segments[1].tags_before, 2);
+        assert_eq!(b.segments[2].tags_before, 2);
     }
 
     #[test]
