@@ -272,6 +272,30 @@ mod tests {
     }
 
     #[test]
+    fn attribute_names_are_read_in_any_case() {
+        // Lower case is read in place, any upper-case letter through a
+        // lowered copy: both hide, link and hint the same.
+        for (hidden, style, href, class) in [
+            ("hidden", "style", "href", "class"),
+            ("HIDDEN", "Style", "HREF", "clASS"),
+        ] {
+            let html = format!(
+                r#"<p {hidden}>secret</p><p {style}="display:none">also</p>
+                <nav><p>menu <a {href}="/m">link</a></p></nav>
+                <div {class}="sidebar"><p>side</p></div><p>shown</p>"#
+            );
+            let a = analyse(&html, None).unwrap();
+            assert_eq!(paras(&a), vec!["menu link", "side", "shown"], "{html}");
+            assert_eq!(a.links, 1, "{html}");
+            let side = a
+                .segments
+                .iter()
+                .find(|s| a.slice(s.start, s.end) == "side");
+            assert!(side.is_some_and(|s| s.flags & IN_BOILER != 0), "{html}");
+        }
+    }
+
+    #[test]
     fn links_and_tags_are_counted() {
         let html = r#"<p>one <a href="/x">two</a> three <a name="n">four</a></p>"#;
         let a = analyse(html, None).unwrap();

@@ -740,6 +740,12 @@ impl<'a> Attrs<'a> {
             if raw.len() > buf.len() {
                 continue;
             }
+            // Nearly every name is written in lower case already: read in
+            // place, without a copy of a length known only here (a call).
+            if !raw.iter().any(u8::is_ascii_uppercase) {
+                a.take(raw, || Cow::Borrowed(attr.value));
+                continue;
+            }
             let lower = &mut buf[..raw.len()];
             lower.copy_from_slice(raw);
             lower.make_ascii_lowercase();
