@@ -553,15 +553,22 @@ mod tests {
 
     use super::*;
 
+    /// Plain text nodes with an inline tag between each two, finished.
+    fn inline(nodes: &[&str]) -> TextBuilder {
+        let mut b = TextBuilder::default();
+        for (i, node) in nodes.iter().enumerate() {
+            if i > 0 {
+                b.tag();
+            }
+            b.push_text(node, 0, (0, 0), Role::Plain);
+        }
+        b.finish();
+        b
+    }
+
     #[test]
     fn collapses_whitespace_and_counts_words_across_inline_tags() {
-        let mut b = TextBuilder::default();
-        b.push_text("  red-", 0, (0, 0), Role::Plain);
-        b.tag();
-        b.push_text("or", 0, (0, 0), Role::Plain);
-        b.tag();
-        b.push_text("-blue   sky\n", 0, (0, 0), Role::Plain);
-        b.finish();
+        let b = inline(&["  red-", "or", "-blue   sky\n"]);
         assert_eq!(b.text, "red-or-blue sky");
         assert_eq!(b.words, 2);
         assert_eq!(b.segments.len(), 3);
@@ -573,17 +580,7 @@ mod tests {
         // Every ASCII space `char::is_whitespace` counts (U+000B too) between
         // two inline tags is one space; an empty node is none; a node of
         // spaces makes no segment and starts no word.
-        let mut b = TextBuilder::default();
-        b.push_text("red", 0, (0, 0), Role::Plain);
-        b.tag();
-        b.push_text(" \t\n\u{b}\u{c}\r", 0, (0, 0), Role::Plain);
-        b.tag();
-        b.push_text("sky", 0, (0, 0), Role::Plain);
-        b.tag();
-        b.push_text("", 0, (0, 0), Role::Plain);
-        b.tag();
-        b.push_text("line", 0, (0, 0), Role::Plain);
-        b.finish();
+        let b = inline(&["red", " \t\n\u{b}\u{c}\r", "sky", "", "line"]);
         assert_eq!(b.text, "red skyline");
         assert_eq!(b.words, 2);
         assert_eq!(b.segments.len(), 3);
