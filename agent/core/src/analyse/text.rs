@@ -199,12 +199,7 @@ impl TextBuilder {
             self.block_row = false;
         }
         let bytes = s.as_bytes();
-        // Many of a page's text nodes are the line breaks and indents
-        // between its tags: all the loop below would do is note a space,
-        // byte by byte. The test stops at the first other byte, at once on
-        // a node of words.
-        if bytes.iter().all(|&b| is_ascii_space(b)) {
-            self.pending_space |= !bytes.is_empty();
+        if self.only_spaces(bytes) {
             return;
         }
         let mut i = 0;
@@ -272,6 +267,20 @@ impl TextBuilder {
         let Some(start) = seg_start else { return };
         self.words += words;
         self.segment(start, words, flags);
+    }
+
+    /// Notes a space for a node of ASCII white space alone and says so.
+    /// Many of a page's text nodes are the line breaks and indents between
+    /// its tags: all `push_text`'s loop would do is note a space, byte by
+    /// byte. The test stops at the first other byte, at once on a node of
+    /// words.
+    #[inline(always)]
+    fn only_spaces(&mut self, bytes: &[u8]) -> bool {
+        if !bytes.iter().all(|&b| is_ascii_space(b)) {
+            return false;
+        }
+        self.pending_space |= !bytes.is_empty();
+        true
     }
 
     /// The text pushed since `start` as a segment: the previous one's
