@@ -112,6 +112,63 @@ pub fn shapes(bytes: usize) -> Vec<(&'static str, &'static str, Vec<u8>)> {
             rep("<td>word ", "<html><body><table><tr>", ""),
         ),
         (
+            "many small JSON-LD scripts",
+            html,
+            rep(
+                "<script type=\"application/ld+json\">{}</script>",
+                "<html><head>",
+                &format!("</head><body>{text}"),
+            ),
+        ),
+        (
+            "many <meta> tags",
+            html,
+            rep(
+                "<meta name=\"robots\" content=\"noai, noimageai\"><meta property=\"og:type\" content=\"article\">",
+                "<html><head>",
+                &format!("</head><body>{text}"),
+            ),
+        ),
+        (
+            "many <title> elements",
+            html,
+            rep("<title>A title</title>", "<html><head>", &format!("</head><body>{text}")),
+        ),
+        (
+            "many <noscript> elements",
+            html,
+            rep("<noscript><p>x</p></noscript>", "<html><body>", text),
+        ),
+        (
+            "many <time> elements and bylines",
+            html,
+            rep(
+                "<time datetime=\"2024-01-02\">2 Jan</time><span class=\"byline author\">A. Writer</span>",
+                "<html><body><article>",
+                &format!("{text}</article>"),
+            ),
+        ),
+        (
+            "many headings",
+            html,
+            rep("<h2>A heading</h2>", "<html><body>", text),
+        ),
+        (
+            "one endless word",
+            html,
+            rep("x", "<html><body><p>", "</p>"),
+        ),
+        (
+            "text without spaces (CJK)",
+            html,
+            rep("的一是不了人我在有他这为之大来以个中上们", "<html><body><p>", "</p>"),
+        ),
+        (
+            "one line repeated",
+            html,
+            rep("<p>The same line of a page, again and again.</p>\n", "<html><body>", ""),
+        ),
+        (
             "named entities",
             html,
             rep("&amp;", "<html><body><p>", "</p>"),

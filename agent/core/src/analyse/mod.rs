@@ -161,7 +161,7 @@ fn analyse_with(
     }
     let title = st.title.map(|t| text::clean(&t)).filter(|t| !t.is_empty());
     let noscript = std::mem::take(&mut st.noscript);
-    let json_ld = std::mem::take(&mut st.json_ld_texts);
+    let json_ld = std::mem::take(&mut st.json_ld_texts.texts);
     let terms = std::mem::take(&mut st.terms);
     // Decoded whole: a text node's chunks may split an entity.
     let hidden_text = text::decode_entities(&std::mem::take(&mut st.hidden_text)).into_owned();

@@ -95,7 +95,7 @@ pub(super) struct State {
     /// The open `<script>` is JSON-LD; whether its first text is still to come.
     pub(super) json_ld: Option<bool>,
     /// The text of each JSON-LD script (`Analysis::json_ld`).
-    pub(super) json_ld_texts: Vec<String>,
+    pub(super) json_ld_texts: JsonLdTexts,
     /// `<meta>` entries that state the page's terms of use (`terms_meta`).
     pub(super) terms: Vec<(String, String)>,
     /// Names off the `elements` table seen (tokenizer only), with their ids;
@@ -313,7 +313,7 @@ impl State {
             TextKind::Script if self.json_ld.is_some() => {
                 let first = self.json_ld == Some(true);
                 self.json_ld = (!last).then_some(false);
-                json_ld_text(&mut self.json_ld_texts, chunk, first);
+                self.json_ld_texts.push(chunk, first);
             }
             TextKind::RawText
                 if self
@@ -779,15 +779,27 @@ fn streamed_boundary(id: Option<&str>) -> bool {
 /// the pass keep more, whatever it sends.
 const MAX_JSON_LD: usize = 256 * 1024;
 
-/// Appends a piece of JSON-LD text; `first` starts a new script.
-fn json_ld_text(texts: &mut Vec<String>, text: &str, first: bool) {
-    let used: usize = texts.iter().map(String::len).sum();
-    if used + text.len() > MAX_JSON_LD {
-        return;
-    }
-    match texts.last_mut() {
-        Some(last) if !first => last.push_str(text),
-        _ => texts.push(text.to_string()),
+/// The text of the page's JSON-LD scripts, at most [`MAX_JSON_LD`] bytes.
+#[derive(Default)]
+pub(super) struct JsonLdTexts {
+    pub(super) texts: Vec<String>,
+    /// Bytes in `texts`, kept as they are added: summed again at every
+    /// piece, a page of a hundred thousand one-byte scripts made the pass
+    /// quadratic (it ran into the page's time budget).
+    used: usize,
+}
+
+impl JsonLdTexts {
+    /// Appends a piece of JSON-LD text; `first` starts a new script.
+    fn push(&mut self, text: &str, first: bool) {
+        if self.used + text.len() > MAX_JSON_LD {
+            return;
+        }
+        self.used += text.len();
+        match self.texts.last_mut() {
+            Some(last) if !first => last.push_str(text),
+            _ => self.texts.push(text.to_string()),
+        }
     }
 }
 
@@ -840,9 +852,12 @@ mod tests {
 
     #[test]
     fn json_ld_is_bounded() {
-        let mut texts = Vec::new();
-        json_ld_text(&mut texts, &"x".repeat(MAX_JSON_LD), true);
-        json_ld_text(&mut texts, "more", true);
-        assert_eq!(texts.len(), 1);
+        let mut texts = JsonLdTexts::default();
+        texts.push(&"x".repeat(MAX_JSON_LD - 2), true);
+        texts.push("ab", false);
+        texts.push("more", true);
+        texts.push("c", false);
+        assert_eq!(texts.texts.len(), 1);
+        assert_eq!(texts.texts[0].len(), MAX_JSON_LD);
     }
 }
