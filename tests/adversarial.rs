@@ -150,3 +150,22 @@ fn a_page_over_its_budget_gets_too_slow_and_the_worker_moves_on() {
         .process(&Page::new("http://example.org/", &b"<p>hello</p>"[..]));
     assert!(!v.reasons.iter().any(|r| r.as_str() == "too_slow"));
 }
+
+/// The learned scorer reads the page a second way (the outlined pass, the
+/// metadata, the second stage's context); the content, the style
+/// fingerprint and the duplicate index are the outputs off by default.
+#[test]
+fn every_adversarial_shape_is_linear_with_the_learned_scorer_and_every_output() {
+    let settings = Settings::load(
+        None,
+        &[
+            ("input.max_page_ms", 0.into()),
+            ("extract.scorer", "learned".into()),
+            ("output.content", true.into()),
+            ("output.style_fp", true.into()),
+            ("dedup.check", true.into()),
+        ],
+    )
+    .unwrap();
+    all_linear(&Pipeline::new(settings).unwrap(), "learned, every output");
+}
