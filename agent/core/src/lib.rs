@@ -38,6 +38,7 @@ pub mod fingerprints;
 pub mod input;
 pub mod labels;
 pub mod language;
+pub mod letters;
 pub mod neighborhoods;
 pub mod output;
 pub mod pipeline;

@@ -71,7 +71,7 @@ impl Headings {
 fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_alphabetic() {
+        if crate::letters::is_alphabetic(c) {
             out.push(c);
         } else if !out.is_empty() && !out.ends_with(' ') {
             // Spaces, counts, parentheses, colons, arrows: not part of the

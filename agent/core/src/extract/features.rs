@@ -597,7 +597,7 @@ fn text_stats(text: &str) -> TextStats {
     let mut last = ' ';
     for c in text.chars() {
         t.chars += 1;
-        if c.is_alphabetic() {
+        if crate::letters::is_alphabetic(c) {
             t.letters += 1;
             if c.is_uppercase() {
                 t.upper += 1;

@@ -240,7 +240,7 @@ pub fn strip(s: &str) -> &str {
 
 /// Python's `str.isalpha()` for one character (letters: Unicode L*).
 pub fn is_alpha(c: char) -> bool {
-    c.is_alphabetic() && !c.is_numeric() && !is_mark(c)
+    crate::letters::is_alphabetic(c) && !c.is_numeric() && !is_mark(c)
 }
 
 fn is_mark(c: char) -> bool {

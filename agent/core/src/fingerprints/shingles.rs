@@ -92,7 +92,7 @@ pub fn words(text: &str, mut word: impl FnMut(&str)) {
                 word(&text[s..i]);
             }
             word(&text[i..i + c.len_utf8()]);
-        } else if c.is_alphanumeric() {
+        } else if crate::letters::is_alphanumeric(c) {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
             word(&text[s..i]);

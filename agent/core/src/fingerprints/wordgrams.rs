@@ -295,7 +295,7 @@ pub fn folded() -> &'static [u16] {
                 if cp < 0x80 || unspaced(c) {
                     return SLOW;
                 }
-                if !c.is_alphanumeric() {
+                if !crate::letters::is_alphanumeric(c) {
                     // A mark composes with some letters before it, not with
                     // others: never alike whatever the test below says.
                     if unicode_normalization::char::is_combining_mark(c) {
@@ -319,7 +319,9 @@ pub fn folded() -> &'static [u16] {
                 let mut one = buf.chars();
                 match (one.next(), one.next(), one.next(), one.next()) {
                     (Some('a'), Some(f), Some('a'), None)
-                        if f.is_alphanumeric() && (f as u32) < 0x1_0000 && f as u32 > 1 =>
+                        if crate::letters::is_alphanumeric(f)
+                            && (f as u32) < 0x1_0000
+                            && f as u32 > 1 =>
                     {
                         f as u16
                     }

@@ -100,7 +100,7 @@ impl Alphabet {
                         if !in_scope {
                             return;
                         }
-                    } else if d.is_alphabetic() {
+                    } else if crate::letters::is_alphabetic(d) {
                         in_scope = self.has(d) || self.pages.contains(&(d as u32 >> 8));
                         if !in_scope {
                             return;

@@ -345,7 +345,7 @@ const OWN_SCRIPTS: &[(&str, std::ops::RangeInclusive<char>)] = &[
 
 fn own_script(sample: &str) -> Option<&'static str> {
     let (mut all, mut counts) = (0usize, [0usize; OWN_SCRIPTS.len()]);
-    for c in sample.chars().filter(|c| c.is_alphabetic()) {
+    for c in sample.chars().filter(|&c| crate::letters::is_alphabetic(c)) {
         all += 1;
         for (n, (_, range)) in counts.iter_mut().zip(OWN_SCRIPTS) {
             *n += range.contains(&c) as usize;
@@ -358,7 +358,7 @@ fn own_script(sample: &str) -> Option<&'static str> {
 /// The letters of `text`, counted up to [`MIN_LETTERS`].
 fn letters(text: &str) -> usize {
     text.chars()
-        .filter(|c| c.is_alphabetic())
+        .filter(|&c| crate::letters::is_alphabetic(c))
         .take(MIN_LETTERS)
         .count()
 }

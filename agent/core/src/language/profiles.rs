@@ -410,7 +410,7 @@ fn is_letter(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphabetic();
     }
-    c.is_alphabetic() && !unicode_normalization::char::is_combining_mark(c)
+    crate::letters::is_alphabetic(c) && !unicode_normalization::char::is_combining_mark(c)
 }
 
 fn set(bits: &mut [u64], c: u32) {

@@ -109,7 +109,7 @@ pub(super) fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
     let mut h = FxHasher::default();
     let (mut len, mut capital) = (0usize, false);
     for c in text.chars().chain(std::iter::once(' ')) {
-        if c.is_alphabetic() || unicode_normalization::char::is_combining_mark(c) {
+        if crate::letters::is_alphabetic(c) || unicode_normalization::char::is_combining_mark(c) {
             if len == 0 {
                 capital = c.is_uppercase();
             }

@@ -317,7 +317,7 @@ fn letters_from(text: &str, mut j: usize) -> usize {
             continue;
         }
         match text[j..].chars().next() {
-            Some(c) if c.is_alphabetic() && !is_icon(c) => j += c.len_utf8(),
+            Some(c) if crate::letters::is_alphabetic(c) && !is_icon(c) => j += c.len_utf8(),
             _ => return j,
         }
     }
@@ -329,7 +329,7 @@ fn two_byte_letters() -> &'static [u64; 32] {
     TABLE.get_or_init(|| {
         let mut t = [0u64; 32];
         for c in (0..0x800u32).filter_map(char::from_u32) {
-            if c.is_alphabetic() && !is_icon(c) {
+            if crate::letters::is_alphabetic(c) && !is_icon(c) {
                 t[c as usize >> 6] |= 1 << (c as usize & 63);
             }
         }

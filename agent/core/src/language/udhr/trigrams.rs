@@ -25,7 +25,7 @@ pub(super) fn trigrams(text: &str, mut f: impl FnMut(u64)) {
                 if mark && optional_mark(d) {
                     return;
                 }
-                let letter = (mark || d.is_alphabetic() || d == TSHEG)
+                let letter = (mark || crate::letters::is_alphabetic(d) || d == TSHEG)
                     .then(|| d.to_lowercase().next().unwrap_or(d) as u32);
                 if let Some(key) = reader.step(letter) {
                     f(key);
