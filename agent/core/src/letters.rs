@@ -36,35 +36,28 @@ static BITMAPS: LazyLock<Box<Bitmaps>> = LazyLock::new(|| {
     b
 });
 
-#[inline]
-fn bit(bits: &[u64; PLANE / 64], c: usize) -> bool {
-    bits[c / 64] >> (c % 64) & 1 != 0
+/// std's answer below U+0080 (a comparison there) and past the plane; the
+/// bitmap's between.
+#[inline(always)]
+fn answer(c: char, bits: impl Fn(&Bitmaps) -> &[u64; PLANE / 64], std: fn(char) -> bool) -> bool {
+    let u = c as usize;
+    if (0x80..PLANE).contains(&u) {
+        bits(&BITMAPS)[u / 64] >> (u % 64) & 1 != 0
+    } else {
+        std(c)
+    }
 }
 
 /// `c.is_alphabetic()`.
 #[inline]
 pub fn is_alphabetic(c: char) -> bool {
-    let u = c as usize;
-    if u < 0x80 {
-        c.is_ascii_alphabetic()
-    } else if u < PLANE {
-        bit(&BITMAPS.alphabetic, u)
-    } else {
-        c.is_alphabetic()
-    }
+    answer(c, |b| &b.alphabetic, char::is_alphabetic)
 }
 
 /// `c.is_alphanumeric()`.
 #[inline]
 pub fn is_alphanumeric(c: char) -> bool {
-    let u = c as usize;
-    if u < 0x80 {
-        c.is_ascii_alphanumeric()
-    } else if u < PLANE {
-        bit(&BITMAPS.alphanumeric, u)
-    } else {
-        c.is_alphanumeric()
-    }
+    answer(c, |b| &b.alphanumeric, char::is_alphanumeric)
 }
 
 #[cfg(test)]
