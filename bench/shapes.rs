@@ -18,6 +18,8 @@ pub fn shapes(bytes: usize) -> Vec<(&'static str, &'static str, Vec<u8>)> {
         s.into_bytes()
     };
     let text = "<p>Some ordinary words of a paragraph that a reader would read here.</p>";
+    // `unit` repeated in the head, an ordinary paragraph in the body.
+    let in_head = |unit: &str| rep(unit, "<html><head>", &format!("</head><body>{text}"));
     let mut attrs = String::from("<html><body><div");
     let mut i = 0;
     while attrs.len() < bytes {
@@ -114,25 +116,17 @@ pub fn shapes(bytes: usize) -> Vec<(&'static str, &'static str, Vec<u8>)> {
         (
             "many small JSON-LD scripts",
             html,
-            rep(
-                "<script type=\"application/ld+json\">{}</script>",
-                "<html><head>",
-                &format!("</head><body>{text}"),
-            ),
+            in_head("<script type=\"application/ld+json\">{}</script>"),
         ),
         (
             "many <meta> tags",
             html,
-            rep(
-                "<meta name=\"robots\" content=\"noai, noimageai\"><meta property=\"og:type\" content=\"article\">",
-                "<html><head>",
-                &format!("</head><body>{text}"),
-            ),
+            in_head("<meta name=\"robots\" content=\"noai, noimageai\"><meta property=\"og:type\" content=\"article\">"),
         ),
         (
             "many <title> elements",
             html,
-            rep("<title>A title</title>", "<html><head>", &format!("</head><body>{text}")),
+            in_head("<title>A title</title>"),
         ),
         (
             "many <noscript> elements",
