@@ -226,7 +226,7 @@ fn page(
     let sums = block_sums(analysis);
     let blocks = &analysis.blocks;
     let total_words: u32 = sums.iter().map(|s| s.words).sum();
-    let (templates, template) = templates(analysis, &sums, plateau, total_words);
+    let templates = templates(analysis, &sums, plateau, total_words);
     let around = Around {
         page: page_view(&sums, plateau, total_words),
         view: neighbour_views(analysis, &sums, plateau),
@@ -247,7 +247,7 @@ fn page(
     }
     let layout = Layout {
         words: sums.iter().map(|s| s.words).collect(),
-        template,
+        template: around.templates.number,
         regions: around.bounds,
         kind: Kind::default(),
     };
@@ -379,7 +379,7 @@ struct Around {
     window: Vec<[f32; 3]>,
     region: Vec<[f32; 6]>,
     bounds: Vec<[(usize, usize); LEVELS.len()]>,
-    templates: Vec<[f32; TEMPLATE.len()]>,
+    templates: Templates,
     total_words: u32,
 }
 
@@ -461,37 +461,46 @@ impl Around {
             row[i..i + REGION.len()].copy_from_slice(&stats);
             i += REGION.len();
         }
-        row[i..i + TEMPLATE.len()].copy_from_slice(&self.templates[b]);
+        row[i..i + TEMPLATE.len()].copy_from_slice(&self.templates.row(b));
         row
     }
 }
 
-/// Per block, its `TEMPLATE` features and its template's number: sums over
-/// the blocks of its path in one pass (a hash map keyed by path), then one
-/// lookup per block.
-fn templates(
-    analysis: &Analysis,
-    sums: &[Sums],
-    plateau: &[bool],
+/// The blocks of each element path (a template), and which blocks repeat
+/// an earlier block's text: what a block's `TEMPLATE` features read. Made
+/// over every block in one pass; a row is made only for a block that gets
+/// one (`row`), so `pruned` pays for the plateau's blocks alone.
+struct Templates {
+    /// Per template, in order of first appearance.
+    groups: Vec<Group>,
+    /// Per block, its template's number (`Layout::template`).
+    number: Vec<u32>,
+    /// Per block, the first block with its text.
+    first: Vec<usize>,
+    /// Per first block, the blocks with its text.
+    copies: Vec<u32>,
+    /// The first block with `h1` text.
+    h1: Option<usize>,
+    blocks: usize,
     total_words: u32,
-) -> (Vec<[f32; TEMPLATE.len()]>, Vec<u32>) {
-    #[derive(Default)]
-    struct Group {
-        index: u32,
-        blocks: u32,
-        words: u32,
-        link: u32,
-        plateau: u32,
-        first: usize,
-        last: usize,
-    }
+}
+
+#[derive(Default)]
+struct Group {
+    blocks: u32,
+    words: u32,
+    link: u32,
+    plateau: u32,
+    first: usize,
+    last: usize,
+}
+
+/// Sums over the blocks of each path in one pass (a hash map keyed by
+/// path), and the copies in another (keyed by the text itself, borrowed,
+/// so each byte of text is hashed once).
+fn templates(analysis: &Analysis, sums: &[Sums], plateau: &[bool], total_words: u32) -> Templates {
     let blocks = &analysis.blocks;
     let nb = blocks.len();
-    let span = nb.max(1) as f32;
-    let mut groups: rustc_hash::FxHashMap<u32, Group> = Default::default();
-    // Per block, the first block with its text, and per first block the
-    // copies: one hash-map pass keyed by the text itself (borrowed), so each
-    // byte of text is hashed once.
     let mut first_of: rustc_hash::FxHashMap<&str, usize> = Default::default();
     let mut first = Vec::with_capacity(nb);
     let mut copies = vec![0u32; nb];
@@ -501,41 +510,56 @@ fn templates(
         first.push(f);
         copies[f] += 1;
     }
+    let mut index_of: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut number = Vec::with_capacity(nb);
     for (b, block) in blocks.iter().enumerate() {
         let s = &sums[b];
-        let index = groups.len() as u32;
-        let g = groups.entry(block.path).or_insert_with(|| Group {
-            index,
-            first: b,
-            ..Default::default()
+        let index = *index_of.entry(block.path).or_insert_with(|| {
+            groups.push(Group {
+                first: b,
+                ..Default::default()
+            });
+            groups.len() as u32 - 1
         });
+        number.push(index);
+        let g = &mut groups[index as usize];
         g.blocks += 1;
         g.words += s.words;
         g.link += s.flag_words[0];
         g.plateau += if plateau[b] { s.words } else { 0 };
         g.last = b;
     }
-    // The first block with `h1` text (flag share 5 is `IN_H1`).
-    let h1 = sums.iter().position(|s| s.flag_words[5] > 0);
-    let numbers = blocks.iter().map(|b| groups[&b.path].index).collect();
-    let rows = (0..nb)
-        .map(|b| {
-            let g = &groups[&blocks[b].path];
-            let words = g.words.max(1) as f32;
-            [
-                ln(g.blocks as f32),
-                ln(g.words as f32 / g.blocks as f32),
-                g.link as f32 / words,
-                g.plateau as f32 / words,
-                g.words as f32 / total_words.max(1) as f32,
-                (g.last - g.first) as f32 / span,
-                h1.map_or(2.0, |h| (b as f32 - h as f32) / span),
-                (first[b] != b) as u8 as f32,
-                ln(copies[first[b]] as f32 - 1.0),
-            ]
-        })
-        .collect();
-    (rows, numbers)
+    Templates {
+        groups,
+        number,
+        first,
+        copies,
+        // Flag share 5 is `IN_H1`.
+        h1: sums.iter().position(|s| s.flag_words[5] > 0),
+        blocks: nb,
+        total_words,
+    }
+}
+
+impl Templates {
+    /// Block `b`'s `TEMPLATE` features.
+    fn row(&self, b: usize) -> [f32; TEMPLATE.len()] {
+        let g = &self.groups[self.number[b] as usize];
+        let span = self.blocks.max(1) as f32;
+        let words = g.words.max(1) as f32;
+        [
+            ln(g.blocks as f32),
+            ln(g.words as f32 / g.blocks as f32),
+            g.link as f32 / words,
+            g.plateau as f32 / words,
+            g.words as f32 / self.total_words.max(1) as f32,
+            (g.last - g.first) as f32 / span,
+            self.h1.map_or(2.0, |h| (b as f32 - h as f32) / span),
+            (self.first[b] != b) as u8 as f32,
+            ln(self.copies[self.first[b]] as f32 - 1.0),
+        ]
+    }
 }
 
 /// For every block and level, the half-open range of blocks `[lo, hi)` of its
