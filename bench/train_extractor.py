@@ -22,7 +22,10 @@ F1 includes the JSON-LD product description every scorer adds where the chosen
 text lacks it (agent/core/src/extract/declared.rs, mirrored here).
 
 Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1] [--settle N,P]
-(also chooses the prune cut of extract.scorer = "pruned" and how many trees it reads)
+                                [--prune-slack 0.002] [--prune-params JSON]
+(also chooses the prune cut of extract.scorer = "pruned" and the trees it reads:
+the first stage's first trees, or with --prune-params trees of its own trained on
+the plateau's blocks)
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
@@ -39,6 +42,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The tree counts tried for pruning, and how much F1 fewer trees may cost.
 PRUNE_TREES = (25, 50, 100)
 PRUNE_SLACK = 0.002
+# The prune's own trees (`prune.model` in the file; `--prune-params`, off by
+# default): trained on the plateau's blocks of the pages it prunes, the only
+# blocks it is asked about. Tried beside the first stage's first trees; the
+# cheaper walk of the two (a step a level of a tree) within PRUNE_SLACK of the
+# best ships. Measured 2026-12-07: 10 trees of depth 4 cross-validated .851
+# against .852 and cut the extraction's instructions by 8 %, but held out on
+# trafilatura-eval .927 against .931 (bench/HISTORY.md): not shipped.
+PRUNE_OWN_DEFAULTS = dict(max_iter=100, max_depth=4)
+PRUNE_OWN = None
+PRUNE_OWN_TREES = (10, 15, 25, 50, 100)
 # The same for the second stage's trees.
 SECOND_TREES = (25, 50, 100)
 SECOND_SLACK = 0.002
@@ -47,6 +60,9 @@ SECOND_SLACK = 0.002
 SETTLE = None
 # The index of the block's own word count in a row (set from the feature names).
 WORDS = None
+# The indexes of the plateau's choice of a block and of the page's share it
+# keeps (set from the feature names).
+PLATEAU = SHARE = None
 PARAMS = dict(max_iter=200, learning_rate=0.1, max_leaf_nodes=15, max_depth=6, min_samples_leaf=80,
               l2_regularization=1.0, random_state=0)
 
@@ -416,6 +432,16 @@ def fit(pages, probs=None):
     return clf
 
 
+def fit_prune(pages, gated, total):
+    """The prune's own trees: on the plateau's blocks of the `gated` pages
+    (weighted as `fit` weighs them, `total` the pages of the fold)."""
+    X, y, w = matrix([p for p, g in zip(pages, gated) if g])
+    m = X[:, PLATEAU] > 0.5
+    clf = HistGradientBoostingClassifier(**dict(PARAMS, **PRUNE_OWN))
+    clf.fit(X[m], y[m], sample_weight=w[m] * total)
+    return clf
+
+
 def predict(clf, pages, probs=None):
     """Each page's block probabilities: the first stage's as the agent makes
     them (with its early exit, `settled`), or the second stage's from the
@@ -445,14 +471,20 @@ def ensemble(clf):
                 trees=[gbtrees.tree(pred) for (pred,) in clf._predictors])
 
 
-def export(clf, clf2, names, rule, prune, prune_trees, second_trees):
+def export(clf, clf2, names, rule, prune, prune_trees, second_trees, clfp=None):
     second = ensemble(clf2)
     second["trees"] = second["trees"][:second_trees]
+    own = {}
+    if clfp is not None:
+        trees = ensemble(clfp)
+        trees["trees"] = trees["trees"][:prune_trees]
+        own = dict(model=trees)
     settle = {} if SETTLE is None else dict(settle=dict(trees=SETTLE[0], margin=float(np.log(SETTLE[1] / (1 - SETTLE[1])))))
     return dict(format=1, features=names, **ensemble(clf), **cut_fields(rule), **settle,
-                prune=dict(cut_fields(prune), trees=prune_trees),
+                prune=dict(cut_fields(prune), trees=prune_trees, **own),
                 second=dict(features=CONTEXT, **second),
-                trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS))
+                trained="bench/train_extractor.py on WCXB dev (all pages); params " + json.dumps(PARAMS)
+                + ("; the prune's own " + json.dumps(PRUNE_OWN) if clfp is not None else ""))
 
 
 def cut_fields(rule):
@@ -498,6 +530,7 @@ def cross_validate(pages, curves, probs, fold_of, folds, kinds, fallback=None):
 
 
 def main():
+    global PRUNE_OWN
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "extraction", "wcxb-dev"))
     ap.add_argument("--binary", default=os.path.join(HERE, "..", "target", "release", "crawlsieve"))
@@ -508,6 +541,10 @@ def main():
     ap.add_argument("--below", type=float, default=0.1,
                     help="extract.learned_below: pages where the plateau keeps a smaller share go to the model alone")
     ap.add_argument("--params", help="JSON of scikit-learn parameters to change, e.g. '{\"max_iter\": 60}'")
+    ap.add_argument("--prune-slack", type=float, default=PRUNE_SLACK,
+                    help="how much cross-validated F1 a cheaper prune may cost (default %(default)s)")
+    ap.add_argument("--prune-params", help="also try trees of the prune's own: JSON of their scikit-learn "
+                    f"parameters over {json.dumps(PRUNE_OWN_DEFAULTS)} ('{{}}' for those)")
     ap.add_argument("--settle", help="the first stage's early exit, N,P: after N trees a block below 1-P or "
                     "above P keeps its score (measured 2026-11-29 at 50,0.9: no gain; bench/HISTORY.md)")
     a = ap.parse_args()
@@ -517,13 +554,16 @@ def main():
         SETTLE = (int(n), float(p))
     if a.params:
         PARAMS.update(json.loads(a.params))
+    if a.prune_params:
+        PRUNE_OWN = dict(PRUNE_OWN_DEFAULTS, **json.loads(a.prune_params))
     cache = os.path.join(HERE, "..", "target", "extractor-features-wcxb.jsonl")
     pages = load(a.data, a.binary, cache)
     names = json.loads(subprocess.run([a.binary, "extract", "--feature-names"], capture_output=True,
                                       check=True).stdout)
     print(f"{len(pages)} pages, {sum(len(p['blocks']) for p in pages)} blocks", file=sys.stderr)
-    global WORDS
+    global WORDS, PLATEAU, SHARE
     WORDS = names.index("words")
+    PLATEAU, SHARE = names.index("plateau"), names.index("page_plateau_share")
     for p in pages:
         p["y"], p["w"], p["toks"] = label(p)
         p["refbag"] = collections.Counter(tokens(p["ref"]))
@@ -537,6 +577,8 @@ def main():
     oof, oof2 = [None] * len(pages), [None] * len(pages)
     staged = {n: [None] * len(pages) for n in PRUNE_TREES if n < PARAMS["max_iter"]}
     staged2 = {n: [None] * len(pages) for n in SECOND_TREES if n < PARAMS["max_iter"]}
+    gated = [bool(p["blocks"]) and p["blocks"][0][1][SHARE] >= a.below for p in pages]
+    own = {n: [None] * len(pages) for n in PRUNE_OWN_TREES if PRUNE_OWN and n <= PRUNE_OWN["max_iter"]}
     for k in range(a.folds):
         t = time.perf_counter()
         train = [p for p in pages if fold_of[p["domain"]] != k]
@@ -571,6 +613,13 @@ def main():
             if n in staged:
                 for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
                     staged[n][i] = pr
+        # The prune's own trees, on the training folds' plateau blocks.
+        if own:
+            clfp = fit_prune(train, [g for p, g in zip(pages, gated) if fold_of[p["domain"]] != k], len(train))
+            for n, raw in enumerate(clfp.staged_decision_function(X), 1):
+                if n in own:
+                    for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
+                        own[n][i] = pr
         print(f"fold {k}: fitted in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     # Each fold's cut rule is chosen on the other folds' out-of-fold predictions,
     # so no page's labels choose the cut it is scored with. The fixed rule
@@ -602,41 +651,49 @@ def main():
     # `below` of the words, only the plateau's blocks are scored and kept at
     # the prune cut; elsewhere the model alone, at its own cut. The prune cut
     # is chosen on the other folds' pruned pages, as the cut above; and
-    # with it how many of the trees prune: the fewest whose cross-validated
+    # with it the trees that prune: the first stage's first trees or the
+    # prune's own, the cheapest walk (trees times depth) whose cross-validated
     # F1 is within PRUNE_SLACK of the best (the walks are most of the cost).
-    plateau, share = names.index("plateau"), names.index("page_plateau_share")
-    gated = [bool(p["blocks"]) and p["blocks"][0][1][share] >= a.below for p in pages]
     print(f"pruned: {sum(gated)} of {len(pages)} pages pruned (plateau share >= {a.below})")
     staged[PARAMS["max_iter"]] = oof
+    candidates = {("first", n): o for n, o in staged.items()}
+    candidates.update({("own", n): o for n, o in own.items()})
+    depth = {"first": PARAMS["max_depth"], "own": (PRUNE_OWN or {}).get("max_depth", PARAMS["max_depth"])}
     tried = {}
-    for n in sorted(staged):
-        probs = [np.asarray(o) * np.array([r[plateau] for _, r in p["blocks"]]) if g else None
-                 for p, o, g in zip(pages, staged[n], gated)]
+    for key in sorted(candidates):
+        probs = [np.asarray(o) * np.array([r[PLATEAU] for _, r in p["blocks"]]) if g else None
+                 for p, o, g in zip(pages, candidates[key], gated)]
         pruned = [Curve(p, o) if o is not None else None for p, o in zip(pages, probs)]
         auto_scores, auto_fold = cross_validate(pages, pruned, probs, fold_of, a.folds,
                                                 ("fixed", "expected_f1"), page_scores)
-        report(f"pruned, {n} trees", pages, auto_scores, auto_fold, a.folds)
-        tried[n] = (float(np.mean(auto_scores)), pruned, auto_scores, probs)
+        name = f"{key[1]} trees" if key[0] == "first" else f"{key[1]} trees of its own"
+        report(f"pruned, {name}", pages, auto_scores, auto_fold, a.folds)
+        tried[key] = (float(np.mean(auto_scores)), pruned, auto_scores, probs)
     best = max(f for f, *_ in tried.values())
-    prune_trees = min(n for n, (f, *_) in tried.items() if f >= best - PRUNE_SLACK)
-    routes(pages, page_scores, tried[prune_trees][2], fold_of, a.folds)
+    chosen = min((k for k, (f, *_) in tried.items() if f >= best - a.prune_slack),
+                 key=lambda k: (k[1] * depth[k[0]], k[0] != "own"))
+    prune_trees = chosen[1]
+    print(f"prune: {prune_trees} trees{' of its own' if chosen[0] == 'own' else ''} "
+          f"(F1 {tried[chosen][0]:.4f}, best {best:.4f})")
+    routes(pages, page_scores, tried[chosen][2], fold_of, a.folds)
     # The pages the plateau keeps little of cost "pruned" most (both stages
     # over every block, and the page's kind for the second): the first stage
     # alone there, measured beside it.
-    sc, fs = cross_validate(pages, tried[prune_trees][1], tried[prune_trees][3], fold_of, a.folds,
+    sc, fs = cross_validate(pages, tried[chosen][1], tried[chosen][3], fold_of, a.folds,
                             ("fixed", "expected_f1"), first_alone)
     report(f"pruned, {prune_trees} trees, the first stage alone where the plateau keeps little",
            pages, sc, fs, a.folds)
     # The shipped model: all pages; cuts from the out-of-fold predictions.
     rule, s = best_cut(curves)
     print(f"cut on out-of-fold predictions: {rule} (F1 {s:.3f})")
-    prune, _ = best_cut([c for c in tried[prune_trees][1] if c])
+    prune, _ = best_cut([c for c in tried[chosen][1] if c])
     print(f"prune cut on out-of-fold predictions: {prune_trees} trees, {prune}")
     clf = fit(pages)
     # The shipped second stage learns from the out-of-fold first-stage
     # probabilities (each page's from a model that never saw its domain).
     clf2 = fit(pages, oof)
-    model = export(clf, clf2, names, rule, prune, prune_trees, second_trees)
+    clfp = fit_prune(pages, gated, len(pages)) if chosen[0] == "own" else None
+    model = export(clf, clf2, names, rule, prune, prune_trees, second_trees, clfp)
     X, _, _ = matrix(pages[:50])
     got = np.array([walk(model, r) for r in X])
     assert np.allclose(clf.decision_function(X), got, atol=1e-4), "exported trees disagree with scikit-learn"
@@ -644,6 +701,10 @@ def main():
     got = np.array([walk(model["second"], r) for r in X2])
     want = [np.ravel(raw) for n, raw in enumerate(clf2.staged_decision_function(X2), 1) if n == second_trees][0]
     assert np.allclose(want, got, atol=1e-4), "exported second stage disagrees"
+    if clfp is not None:
+        got = np.array([walk(model["prune"]["model"], r) for r in X])
+        want = [np.ravel(raw) for n, raw in enumerate(clfp.staged_decision_function(X), 1) if n == prune_trees][0]
+        assert np.allclose(want, got, atol=1e-4), "exported prune trees disagree"
     if not a.no_write:
         json.dump(model, open(a.out, "w"), separators=(",", ":"))
         print(f"wrote {a.out}: {len(model['trees'])} trees, {sum(len(t['feature']) for t in model['trees'])} nodes")

@@ -72,7 +72,8 @@ struct Stage {
 }
 
 /// The prune cut: a probability cut and its page-relative companion (see
-/// `File::relative`), on the sum of the first `trees` trees (all if absent).
+/// `File::relative`), on the sum of the first `trees` trees (all if absent),
+/// or on trees of its own (`model`).
 #[derive(Debug, Deserialize)]
 struct Cut {
     threshold: f32,
@@ -82,6 +83,27 @@ struct Cut {
     expected_f1: Option<ExpectedF1>,
     #[serde(default)]
     trees: Option<usize>,
+    /// Trees of the prune's own, over the first stage's rows: trained on
+    /// the plateau's blocks alone (the only blocks it is asked about), a few
+    /// shallow trees judge them as well as a hundred of the first stage's.
+    #[serde(default)]
+    model: Option<PruneTrees>,
+}
+
+/// `Cut::model`.
+#[derive(Debug, Deserialize)]
+struct PruneTrees {
+    bias: f32,
+    trees: Vec<Tree>,
+}
+
+/// How the plateau's blocks are pruned: the rule, and the trees that score
+/// them (the prune's own, or the first stage's first `trees`).
+#[derive(Debug)]
+struct Prune {
+    rule: Rule,
+    trees: usize,
+    own: Option<Ensemble>,
 }
 
 /// A cut that follows the page: `gamma` times the best F1 the page can
@@ -129,8 +151,8 @@ pub struct Model {
     cut: f32,
     /// How a page's cut is set.
     rule: Rule,
-    /// `File::prune`: its rule and how many trees it reads.
-    prune: Option<(Rule, usize)>,
+    /// `File::prune`.
+    prune: Option<Prune>,
     /// `File::settle`.
     settle: Option<Settle>,
 }
@@ -147,6 +169,8 @@ pub enum ModelError {
     Context { expected: usize, got: usize },
     #[error("extractor model: tree {0} is malformed ({1})")]
     Tree(usize, &'static str),
+    #[error("extractor model: tree {0} of the prune's own is malformed ({1})")]
+    PruneTree(usize, &'static str),
     #[error("extractor model: expected_f1 needs gamma > 0 and 0 <= floor <= ceiling <= 1")]
     ExpectedF1,
     #[error("extractor model: settle needs trees > 0 and a margin > 0")]
@@ -205,12 +229,20 @@ impl Model {
             second,
             cut: cut(file.threshold),
             rule: rule(file.threshold, file.relative, file.expected_f1),
-            prune: file.prune.map(|c| {
-                (
-                    rule(c.threshold, c.relative, c.expected_f1),
-                    c.trees.unwrap_or(usize::MAX),
-                )
-            }),
+            prune: match file.prune {
+                None => None,
+                Some(c) => Some(Prune {
+                    rule: rule(c.threshold, c.relative, c.expected_f1),
+                    trees: c.trees.unwrap_or(usize::MAX),
+                    own: match &c.model {
+                        None => None,
+                        Some(m) => Some(
+                            Ensemble::build(m.bias, &m.trees, features::N)
+                                .map_err(|(i, why)| ModelError::PruneTree(i, why))?,
+                        ),
+                    },
+                }),
+            },
             settle: file.settle,
         })
     }
@@ -265,12 +297,16 @@ impl Model {
     /// Which of the blocks `among` are content, at the prune cut; `rows` are
     /// the rows of those blocks alone, in order (`features::rows_of`): the
     /// walks are most of the model's cost, and the plateau's blocks are a
-    /// fraction of a page's. The first stage alone: the second would need
-    /// every block's probability. `None` for a model file without a prune cut.
+    /// fraction of a page's. The prune's own trees where the file has them,
+    /// else the first stage's first trees: the second stage would need every
+    /// block's probability. `None` for a model file without a prune cut.
     pub fn prune(&self, rows: &[[f32; features::N]], among: &[bool]) -> Option<Vec<bool>> {
-        let (rule, trees) = self.prune?;
-        let scores = self.first.score_first(rows, trees);
-        let cut = page_cut(rule, &scores, rows.iter().map(words));
+        let p = self.prune.as_ref()?;
+        let scores = match &p.own {
+            Some(own) => own.score_first(rows, usize::MAX),
+            None => self.first.score_first(rows, p.trees),
+        };
+        let cut = page_cut(p.rule, &scores, rows.iter().map(words));
         let mut scores = scores.into_iter();
         Some(
             among
@@ -594,6 +630,31 @@ mod tests {
                 .unwrap();
         assert_eq!(first.prune(&rows, &among), Some(vec![true, false, false]));
         assert_eq!(first.decide_all(&rows, &flat(rows.len())), [true, true]);
+    }
+
+    #[test]
+    fn the_prune_reads_its_own_trees_where_the_file_has_them() {
+        let file = |prune: &str| one_split(0.9, prune);
+        let among = [true, false, true];
+        let mut rows = vec![[0f32; features::N]; 2];
+        rows[0][0] = 1.0;
+        // Without its own trees, the first stage's tree keeps block 0 alone.
+        let shared = Model::parse(&file(r#""prune":{"threshold":0.3},"#)).unwrap();
+        assert_eq!(shared.prune(&rows, &among), Some(vec![true, false, false]));
+        // Its own tree reads feature 1, high only in the second row.
+        rows[1][1] = 1.0;
+        let own = r#""prune":{"threshold":0.3,"trees":1,"model":{"bias":0,"trees":[{"feature":[1,-1,-1],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],"value":[0,-3,3]}]}},"#;
+        let m = Model::parse(&file(own)).unwrap();
+        assert_eq!(m.prune(&rows, &among), Some(vec![false, false, true]));
+        // The first stage is not what it changes.
+        assert_eq!(
+            m.decide_all(&rows, &flat(2)),
+            shared.decide_all(&rows, &flat(2))
+        );
+        // A malformed tree of its own is refused, named as the prune's.
+        let bad = own.replace("[1,-1,-1]", "[1,-1]");
+        let err = Model::parse(&file(&bad)).unwrap_err().to_string();
+        assert!(err.contains("of the prune's own"), "{err}");
     }
 
     #[test]
