@@ -234,13 +234,10 @@ impl Model {
                 Some(c) => Some(Prune {
                     rule: rule(c.threshold, c.relative, c.expected_f1),
                     trees: c.trees.unwrap_or(usize::MAX),
-                    own: match &c.model {
-                        None => None,
-                        Some(m) => Some(
-                            Ensemble::build(m.bias, &m.trees, features::N)
-                                .map_err(|(i, why)| ModelError::PruneTree(i, why))?,
-                        ),
-                    },
+                    own: (c.model.as_ref())
+                        .map(|m| Ensemble::build(m.bias, &m.trees, features::N))
+                        .transpose()
+                        .map_err(|(i, why)| ModelError::PruneTree(i, why))?,
                 }),
             },
             settle: file.settle,
