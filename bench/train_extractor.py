@@ -453,6 +453,16 @@ def predict(clf, pages, probs=None):
     return split_probs(pages, 1 / (1 + np.exp(-np.ravel(raw))))
 
 
+def keep_staged(clf, X, pages, test_idx, into):
+    """The probabilities of `clf`'s first n trees alone, for each n in `into`
+    (n -> per page), on the rows `X` of the pages `test_idx`."""
+    test = [pages[i] for i in test_idx]
+    for n, raw in enumerate(clf.staged_decision_function(X), 1):
+        if n in into:
+            for i, pr in zip(test_idx, split_probs(test, 1 / (1 + np.exp(-np.ravel(raw))))):
+                into[n][i] = pr
+
+
 def settled(clf, X):
     """The first stage's raw scores with the agent's early exit
     (agent/core/src/extract/model.rs, `Settle`): a block past SETTLE's margin
@@ -603,23 +613,14 @@ def main():
             oof2[i] = pr
         # The second stage's first trees alone: what fewer of them cost.
         X2, _, _ = matrix2([pages[i] for i in test_idx], probs)
-        for n, raw in enumerate(clf2.staged_decision_function(X2), 1):
-            if n in staged2:
-                for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
-                    staged2[n][i] = pr
+        keep_staged(clf2, X2, pages, test_idx, staged2)
         # The same model's first trees alone, for the prune cut (below).
         X, _, _ = matrix([pages[i] for i in test_idx])
-        for n, raw in enumerate(clf.staged_decision_function(X), 1):
-            if n in staged:
-                for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
-                    staged[n][i] = pr
+        keep_staged(clf, X, pages, test_idx, staged)
         # The prune's own trees, on the training folds' plateau blocks.
         if own:
             clfp = fit_prune(train, [g for p, g in zip(pages, gated) if fold_of[p["domain"]] != k], len(train))
-            for n, raw in enumerate(clfp.staged_decision_function(X), 1):
-                if n in own:
-                    for i, pr in zip(test_idx, split_probs([pages[i] for i in test_idx], 1 / (1 + np.exp(-np.ravel(raw))))):
-                        own[n][i] = pr
+            keep_staged(clfp, X, pages, test_idx, own)
         print(f"fold {k}: fitted in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     # Each fold's cut rule is chosen on the other folds' out-of-fold predictions,
     # so no page's labels choose the cut it is scored with. The fixed rule
