@@ -22,10 +22,10 @@ F1 includes the JSON-LD product description every scorer adds where the chosen
 text lacks it (agent/core/src/extract/declared.rs, mirrored here).
 
 Usage: bench/train_extractor.py [--folds 5] [--out rules/extractor.json] [--no-write] [--params JSON] [--below 0.1] [--settle N,P]
-                                [--prune-slack 0.002] [--prune-params JSON]
+                                [--prune-slack 0.0003] [--prune-params JSON|off]
 (also chooses the prune cut of extract.scorer = "pruned" and the trees it reads:
-the first stage's first trees, or with --prune-params trees of its own trained on
-the plateau's blocks)
+the first stage's first trees or trees of its own trained on the plateau's
+blocks, whichever walks fewest steps within the slack)
 Needs: the venv of bench/peers-venv.sh with scikit-learn and numpy
        (target/peers-venv/bin/pip install scikit-learn numpy).
 """
@@ -40,17 +40,20 @@ import gbtrees
 WORD = re.compile(r"\w+")
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The tree counts tried for pruning, and how much F1 fewer trees may cost.
+# The slack is a tenth of the folds' spread: at .002 it chose 10 trees of the
+# prune's own, cross-validated .851 against .852, which held out on
+# trafilatura-eval lost .004 (.931 -> .927; bench/HISTORY.md, 2026-12-07).
 PRUNE_TREES = (25, 50, 100)
-PRUNE_SLACK = 0.002
-# The prune's own trees (`prune.model` in the file; `--prune-params`, off by
-# default): trained on the plateau's blocks of the pages it prunes, the only
-# blocks it is asked about. Tried beside the first stage's first trees; the
-# cheaper walk of the two (a step a level of a tree) within PRUNE_SLACK of the
-# best ships. Measured 2026-12-07: 10 trees of depth 4 cross-validated .851
-# against .852 and cut the extraction's instructions by 8 %, but held out on
-# trafilatura-eval .927 against .931 (bench/HISTORY.md): not shipped.
+PRUNE_SLACK = 0.0003
+# The prune's own trees (`prune.model` in the file; `--prune-params off` tries
+# the first stage's first trees alone): trained on the plateau's blocks of the
+# pages it prunes, the only blocks it is asked about. Tried beside the first
+# stage's first trees; the cheapest walk (a step a level of a tree) within
+# PRUNE_SLACK of the best ships. Shipped 2026-12-08: 100 trees of depth 4,
+# cross-validated .8525 as the first stage's hundred of depth 6, held out on
+# trafilatura-eval .931 (P .916 R .946 against .915 .948), a third fewer steps.
 PRUNE_OWN_DEFAULTS = dict(max_iter=100, max_depth=4)
-PRUNE_OWN = None
+PRUNE_OWN = dict(PRUNE_OWN_DEFAULTS)
 PRUNE_OWN_TREES = (10, 15, 25, 50, 100)
 # The same for the second stage's trees.
 SECOND_TREES = (25, 50, 100)
@@ -553,8 +556,9 @@ def main():
     ap.add_argument("--params", help="JSON of scikit-learn parameters to change, e.g. '{\"max_iter\": 60}'")
     ap.add_argument("--prune-slack", type=float, default=PRUNE_SLACK,
                     help="how much cross-validated F1 a cheaper prune may cost (default %(default)s)")
-    ap.add_argument("--prune-params", help="also try trees of the prune's own: JSON of their scikit-learn "
-                    f"parameters over {json.dumps(PRUNE_OWN_DEFAULTS)} ('{{}}' for those)")
+    ap.add_argument("--prune-params", help="the trees of the prune's own: JSON of their scikit-learn "
+                    f"parameters over {json.dumps(PRUNE_OWN_DEFAULTS)}, or 'off' (the first stage's first "
+                    "trees only)")
     ap.add_argument("--settle", help="the first stage's early exit, N,P: after N trees a block below 1-P or "
                     "above P keeps its score (measured 2026-11-29 at 50,0.9: no gain; bench/HISTORY.md)")
     a = ap.parse_args()
@@ -564,7 +568,9 @@ def main():
         SETTLE = (int(n), float(p))
     if a.params:
         PARAMS.update(json.loads(a.params))
-    if a.prune_params:
+    if a.prune_params == "off":
+        PRUNE_OWN = None
+    elif a.prune_params:
         PRUNE_OWN = dict(PRUNE_OWN_DEFAULTS, **json.loads(a.prune_params))
     cache = os.path.join(HERE, "..", "target", "extractor-features-wcxb.jsonl")
     pages = load(a.data, a.binary, cache)
