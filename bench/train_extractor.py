@@ -40,8 +40,9 @@ import gbtrees
 WORD = re.compile(r"\w+")
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The tree counts tried for pruning, and how much F1 fewer trees may cost.
-# The slack is a tenth of the folds' spread: at .002 it chose 10 trees of the
-# prune's own, cross-validated .851 against .852, which held out on
+# The slack is the cross-validated F1 given up for fewer steps, kept to a
+# rounding (a fiftieth of the folds' spread, .015): at .002 it chose 10 trees
+# of the prune's own, cross-validated .851 against .852, which held out on
 # trafilatura-eval lost .004 (.931 -> .927; bench/HISTORY.md, 2026-12-07).
 PRUNE_TREES = (25, 50, 100)
 PRUNE_SLACK = 0.0003
